@@ -1,0 +1,22 @@
+"""Exceptions shared by every layer.
+
+All of them subclass ValueError so that callers who only care that *their input*
+was wrong can catch one type; the subclasses let tests and front ends tell an
+illegal move from a malformed position or notation.
+"""
+
+
+class NotationError(ValueError):
+    """A tile or card token that is not in the game's notation."""
+
+
+class PositionError(ValueError):
+    """A position (JSON state) that cannot occur under the rules."""
+
+
+class IllegalActionError(ValueError):
+    """An action that the current state's mask forbids."""
+
+
+class RulesError(ValueError):
+    """A rules override naming an unknown field or holding a bad value."""

@@ -1,0 +1,134 @@
+"""Frozen rule presets for the three games, and field-by-field overrides.
+
+A preset is the rule book's default (RULES.md); a user changes a rule by naming
+the field in a dict or a YAML file. Every override is checked against the field's
+type and allowed range so that a typo fails loudly instead of silently playing a
+different game.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal, get_args, get_type_hints
+
+from rummienv.errors import RulesError
+
+
+@dataclass(frozen=True)
+class RummikubRules:
+    """Rules of the tile game (T) and the card edition (K), which share one engine."""
+
+    game: Literal["rummikub", "rummikub_cards"] = "rummikub"
+    jokers: int = 2  # T1 / K1
+    hand_size: int = 14  # T1 / K1
+    opening_threshold: int = 30  # T4 / K3
+    joker_penalty: int = 30  # T9 / K7
+    jokers_keep_number: bool = False  # K5
+    joker_swap_action: bool = False  # K6
+    start: Literal["highest_tile", "lot"] = "highest_tile"  # T2 / K2
+    timeout_rule: Literal["restore_and_draw", "keep_valid"] = "restore_and_draw"  # T12 / K8
+    timeout_draws: int = 3  # T12: 3, K8: 1
+    turn_seconds: float = 60.0  # T12 / K8; the engine never times, front ends do
+    rounds: int = 0  # T11 / K10; 0 means one round per player
+
+
+@dataclass(frozen=True)
+class Rummy500Rules:
+    """Rules of Rummy 500 (F)."""
+
+    game: Literal["rummy500"] = "rummy500"
+    hand_size: int = 7  # F2
+    hand_size_two_players: int = 13  # F2
+    free_top_discard: bool = False  # F6 option
+    target_score: int = 500  # F12
+    whole_game: bool = False  # one hand by default; True plays to target_score (F12)
+
+
+Rules = RummikubRules | Rummy500Rules
+
+PRESETS: dict[str, Rules] = {
+    "rummikub": RummikubRules(),
+    "rummikub_cards": RummikubRules(
+        game="rummikub_cards",
+        jokers=4,
+        opening_threshold=40,
+        joker_penalty=25,
+        jokers_keep_number=True,
+        joker_swap_action=True,
+        start="lot",
+        timeout_rule="keep_valid",
+        timeout_draws=1,
+        turn_seconds=120.0,
+    ),
+    "rummy500": Rummy500Rules(),
+}
+
+_RANGES: dict[str, tuple[float, float]] = {
+    "jokers": (0, 4),
+    "hand_size": (1, 20),
+    "hand_size_two_players": (1, 20),
+    "opening_threshold": (0, 200),
+    "joker_penalty": (0, 100),
+    "timeout_draws": (0, 10),
+    "turn_seconds": (0, 3600),
+    "rounds": (0, 100),
+    "target_score": (1, 100000),
+}
+
+
+def _check_field(game: str, field: dataclasses.Field, value: Any) -> Any:
+    name, kind = field.name, field.type
+    if kind == "bool":
+        if not isinstance(value, bool):
+            raise RulesError(f"rules field {name!r} of {game} must be true or false, got {value!r}")
+        return value
+    if kind in ("int", "float"):
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise RulesError(f"rules field {name!r} of {game} must be a number, got {value!r}")
+        if kind == "int" and int(value) != value:
+            raise RulesError(f"rules field {name!r} of {game} must be a whole number, got {value!r}")
+        lo, hi = _RANGES[name]
+        if not lo <= value <= hi:
+            raise RulesError(f"rules field {name!r} of {game} must be in {lo}..{hi}, got {value!r}")
+        return int(value) if kind == "int" else float(value)
+    allowed = list(get_args(get_type_hints(type(PRESETS[game]))[name]))
+    if value not in allowed:
+        raise RulesError(f"rules field {name!r} of {game} must be one of {allowed}, got {value!r}")
+    return value
+
+
+def make_rules(game: str, overrides: dict[str, Any] | str | Path | None = None) -> Rules:
+    """The preset of ``game`` with ``overrides`` (a dict or a YAML file path) applied."""
+    if game not in PRESETS:
+        raise RulesError(f"unknown game {game!r}; allowed: {sorted(PRESETS)}")
+    preset = PRESETS[game]
+    if overrides is None:
+        return preset
+    if isinstance(overrides, (str, Path)):
+        overrides = _read_yaml(Path(overrides))
+    if not isinstance(overrides, dict):
+        raise RulesError(f"rules overrides must be a mapping of field to value, got {overrides!r}")
+    fields = {f.name: f for f in dataclasses.fields(preset) if f.name != "game"}
+    changes = {}
+    for key, value in overrides.items():
+        if key == "game":
+            if value != game:
+                raise RulesError(f"rules file is for game {value!r}, not {game!r}")
+            continue
+        if key not in fields:
+            raise RulesError(f"unknown rules field {key!r} for {game}; allowed: {sorted(fields)}")
+        changes[key] = _check_field(game, fields[key], value)
+    return dataclasses.replace(preset, **changes)
+
+
+def _read_yaml(path: Path) -> Any:
+    import yaml
+
+    if not path.is_file():
+        raise RulesError(f"rules file {str(path)!r} does not exist")
+    try:
+        return yaml.safe_load(path.read_text()) or {}
+    except yaml.YAMLError as exc:
+        raise RulesError(f"rules file {str(path)!r} is not valid YAML: {exc}") from exc
