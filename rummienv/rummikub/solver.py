@@ -1,0 +1,236 @@
+"""Exact answers about a Rummikub position, for the state machine, agents and the CLI.
+
+Positions are count vectors of length 53 (see ``rummienv.tiles``). The table's
+free jokers are its count at index 52; jokers that must keep a number (K5, the
+card edition) are given apart as ``fixed[n]``. A *play* is the multiset of rack
+pieces that goes down this turn; ``staged`` pieces are a play's lower bound.
+
+All questions run the same compiled programme (``kernel.forward``) with
+different bounds, so legality, the mask and the best play can never disagree.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+
+from rummienv.rummikub import kernel
+from rummienv.tiles import JOKER, NUM_TYPES, NUMBERS
+
+Objective = Literal["tiles", "points"]
+_SUBSTEPS = 13 * 5
+
+
+class _Workspace:
+    """Buffers reused by every call: allocating them per call would cost more than solving."""
+
+    def __init__(self) -> None:
+        self.h_key = np.zeros(kernel.HASH_CAP, dtype=np.int64)
+        self.h_stamp = np.zeros(kernel.HASH_CAP, dtype=np.int64)
+        self.h_slot = np.zeros(kernel.HASH_CAP, dtype=np.int64)
+        self.stamp = np.zeros(1, dtype=np.int64)
+        self.key = np.zeros(kernel.STORE_CAP, dtype=np.int64)
+        self.val = np.zeros(kernel.STORE_CAP, dtype=np.int64)
+        self.bits = np.zeros(kernel.STORE_CAP, dtype=np.uint64)
+        self.parent = np.zeros(kernel.STORE_CAP, dtype=np.int64)
+        self.opt = np.zeros(kernel.STORE_CAP, dtype=np.int64)
+        self.layer = np.zeros(_SUBSTEPS + 2, dtype=np.int64)
+
+
+_WS: _Workspace | None = None
+_NO_FIXED = np.zeros(NUMBERS + 1, dtype=np.int64)
+_TILE_WEIGHT = np.ones(52, dtype=np.int64)
+_POINT_WEIGHT = np.tile(np.arange(1, NUMBERS + 1, dtype=np.int64), 4)
+
+
+def _workspace() -> _Workspace:
+    global _WS
+    if _WS is None:
+        _WS = _Workspace()
+    return _WS
+
+
+@dataclass
+class Layout:
+    """Sets as lists of type indices (runs low to high; a joker's place says what it stands for)."""
+
+    sets: list[list[int]] = field(default_factory=list)
+
+
+@dataclass
+class Solution:
+    play: np.ndarray  # counts of rack pieces played (length 53)
+    value: int  # the objective's value of the play
+    layout: Layout
+
+
+@dataclass
+class _Problem:
+    lo: np.ndarray
+    hi: np.ndarray
+    jlo: int
+    jhi: int
+    fixed: np.ndarray
+    threshold: int
+    base: np.ndarray  # what of lo is not the player's (the table)
+
+
+def _problem(table, rack, staged, fixed, opened: bool, threshold: int) -> _Problem:
+    table = np.asarray(table, dtype=np.int64)
+    rack = np.asarray(rack, dtype=np.int64)
+    staged = np.zeros(NUM_TYPES, dtype=np.int64) if staged is None else np.asarray(staged, dtype=np.int64)
+    if opened:
+        fixed = _NO_FIXED if fixed is None else np.asarray(fixed, dtype=np.int64)
+        lo, hi, base, thr = table + staged, table + rack, table, 0
+    else:
+        # T4/K3: the table is untouched, the play alone must reach the threshold
+        fixed, lo, hi, base, thr = _NO_FIXED, staged, rack, np.zeros(NUM_TYPES, dtype=np.int64), threshold
+    return _Problem(lo[:52].copy(), hi[:52].copy(), int(lo[JOKER]), int(hi[JOKER]), fixed, min(thr, 255), base)
+
+
+def _run(p: _Problem, weight: np.ndarray, joker_weight: int) -> tuple[_Workspace, int, int, int]:
+    ws = _workspace()
+    top = kernel.forward(p.lo, p.hi, p.jlo, p.jhi, p.fixed, weight, joker_weight, p.threshold,
+                         ws.h_key, ws.h_stamp, ws.h_slot, ws.stamp, ws.key, ws.val, ws.bits, ws.parent,
+                         ws.opt, ws.layer)
+    if top < 0:
+        raise RuntimeError("solver state store overflowed; the position is larger than the rules allow")
+    return ws, int(ws.layer[_SUBSTEPS]), int(ws.layer[_SUBSTEPS + 1]), top
+
+
+def legal_mask(table, rack, staged=None, *, fixed=None, opened: bool = True, threshold: int = 30) -> np.ndarray:
+    """``mask[t]``: some legal play holds everything staged plus one more ``t`` (53 bools)."""
+    p = _problem(table, rack, staged, fixed, opened, threshold)
+    ws, begin, end, _ = _run(p, _TILE_WEIGHT, 1)
+    _, bits, joker_more = kernel.summarise(begin, end, p.jlo, p.threshold, ws.key, ws.val, ws.bits)
+    mask = np.zeros(NUM_TYPES, dtype=bool)
+    bits = int(bits)
+    for t in range(52):
+        mask[t] = (bits >> t) & 1
+    mask[JOKER] = joker_more
+    return mask
+
+
+def is_legal_play(table, play, *, fixed=None, opened: bool = True, threshold: int = 30) -> bool:
+    """``play`` (non-empty) goes down legally: the whole table stays valid, or it opens."""
+    play = np.asarray(play, dtype=np.int64)
+    if play.sum() == 0:
+        return False
+    p = _problem(table, play, play, fixed, opened, threshold)
+    ws, begin, end, _ = _run(p, _TILE_WEIGHT, 1)
+    best, _, _ = kernel.summarise(begin, end, p.jlo, p.threshold, ws.key, ws.val, ws.bits)
+    return best >= 0
+
+
+def best_play(table, rack, staged=None, *, fixed=None, opened: bool = True, threshold: int = 30,
+              objective: Objective = "tiles", joker_penalty: int = 30) -> Solution | None:
+    """The play with the most pieces (or the most rack points shed) and the resulting table.
+
+    ``None`` when no legal play contains the staged pieces.
+    """
+    if objective not in ("tiles", "points"):
+        raise ValueError(f"objective must be 'tiles' or 'points', got {objective!r}")
+    p = _problem(table, rack, staged, fixed, opened, threshold)
+    weight, joker_weight = (_TILE_WEIGHT, 1) if objective == "tiles" else (_POINT_WEIGHT, joker_penalty)
+    ws, begin, end, _ = _run(p, weight, joker_weight)
+    best, _, _ = kernel.summarise(begin, end, p.jlo, p.threshold, ws.key, ws.val, ws.bits)
+    if best < 0:
+        return None
+    layout, used = _rebuild(ws, best, p.fixed)
+    play = used - p.base
+    if play.sum() == 0:
+        return None
+    value = int(play.sum()) if objective == "tiles" else int(
+        (play[:52] * _POINT_WEIGHT).sum() + play[JOKER] * joker_penalty)
+    return Solution(play=play.astype(np.int8), value=value, layout=layout)
+
+
+def arrange(counts, *, fixed=None) -> Layout | None:
+    """A concrete layout of ``counts`` (and fixed jokers) into valid sets, or None."""
+    counts = np.asarray(counts, dtype=np.int64)
+    p = _problem(np.zeros(NUM_TYPES, dtype=np.int64), counts, counts, fixed, True, 0)
+    p.lo, p.jlo = counts[:52].copy(), int(counts[JOKER])
+    ws, begin, end, _ = _run(p, _TILE_WEIGHT, 1)
+    best, _, _ = kernel.summarise(begin, end, p.jlo, 0, ws.key, ws.val, ws.bits)
+    if best < 0:
+        return None
+    return _rebuild(ws, best, p.fixed)[0]
+
+
+def _rebuild(ws: _Workspace, index: int, fixed: np.ndarray) -> tuple[Layout, np.ndarray]:
+    """Replay the best path's choices to lay out concrete sets."""
+    opts = []
+    while index > 0:
+        opts.append(int(ws.opt[index]))
+        index = int(ws.parent[index])
+    opts.reverse()
+    assert len(opts) == _SUBSTEPS
+    used = np.zeros(NUM_TYPES, dtype=np.int64)
+    done: list[list[int]] = []
+    runs: list[list[list[int]]] = [[] for _ in range(4)]  # open runs per colour
+    pend1: list[list[int]] = []
+    pend2: list[list[int]] = []
+    step = 0
+    for n in range(1, NUMBERS + 1):
+        group_pieces: list[int] = []
+        for c in range(4):
+            opt = opts[step]
+            step += 1
+            cont, y, s = opt & 3, (opt >> 2) & 3, (opt >> 4) & 3
+            u1, u2, g, x = (opt >> 6) & 3, (opt >> 8) & 3, (opt >> 10) & 3, (opt >> 12) & 3
+            t = c * NUMBERS + n - 1
+            used[t] += x
+            ordered = sorted(runs[c], key=lambda r: -min(len(r), 3))
+            nxt = []
+            jokers_left = y
+            for i, run in enumerate(ordered):
+                if cont >> i & 1:
+                    if jokers_left:
+                        run.append(JOKER)
+                        jokers_left -= 1
+                    else:
+                        run.append(t)
+                    nxt.append(run)
+                else:
+                    done.append(run)
+            nxt += [[t] for _ in range(s)]
+            for _ in range(u1):
+                nxt.append(pend1.pop() + [t])
+            for _ in range(u2):
+                nxt.append(pend2.pop() + [t])
+            runs[c] = nxt
+            group_pieces += [t] * g
+        opt = opts[step]
+        step += 1
+        knew, jg, free = opt & 7, (opt >> 3) & 7, (opt >> 6) & 7
+        used[JOKER] += free
+        pend2 = [r + [JOKER] for r in pend1 + pend2]
+        pend1 = [[JOKER] for _ in range(knew)]
+        done += _groups(group_pieces, jg)
+    for c in range(4):
+        done += runs[c]
+    return Layout(sets=done), used
+
+
+def _groups(pieces: list[int], jokers: int) -> list[list[int]]:
+    """Deal one number's group pieces round-robin into groups and top them up with jokers."""
+    if not pieces:
+        return []
+    pieces = sorted(pieces)
+    most = max(pieces.count(t) for t in set(pieces))
+    total = len(pieces) + jokers
+    count = next(g for g in range(max(most, 1), len(pieces) + 1) if 3 * g <= total <= 4 * g)
+    groups: list[list[int]] = [[] for _ in range(count)]
+    for i, t in enumerate(pieces):
+        groups[i % count].append(t)
+    for grp in groups:
+        while len(grp) < 3:
+            grp.append(JOKER)
+            jokers -= 1
+    for grp in groups:
+        while jokers and len(grp) < 4:
+            grp.append(JOKER)
+            jokers -= 1
+    return groups

@@ -1,0 +1,72 @@
+"""Rummikub piece identities and notation (C1).
+
+A piece type is an index 0..52: ``colour * 13 + number - 1`` for the numbered
+pieces (colours ``k`` black, ``b`` blue, ``o`` orange, ``r`` red) and 52 for the
+joker. Count vectors of length 53 are the currency of the solver and the state
+machine; strings exist only at the edges (positions, the CLI, rendering).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+
+from rummienv.errors import NotationError
+
+COLOURS = "kbor"
+COLOUR_NAMES = ("black", "blue", "orange", "red")
+NUMBERS = 13
+JOKER = 52
+NUM_TYPES = 53
+COPIES = 2
+
+_ALLOWED = "a colour letter k, b, o or r followed by a number 1-13 (r7, k13), or J for a joker"
+
+
+def tile_index(token: str) -> int:
+    """Parse one token (``r7``, ``k13``, ``J``) into its type index."""
+    if not isinstance(token, str):
+        raise NotationError(f"tile {token!r} is not a string; expected {_ALLOWED}")
+    text = token.strip()
+    if text in ("J", "j"):
+        return JOKER
+    if len(text) >= 2 and text[0] in COLOURS and text[1:].isdigit() and text[1] != "0":
+        number = int(text[1:])
+        if 1 <= number <= NUMBERS:
+            return COLOURS.index(text[0]) * NUMBERS + number - 1
+    raise NotationError(f"bad tile {token!r}: expected {_ALLOWED}")
+
+
+def tile_name(index: int) -> str:
+    if index == JOKER:
+        return "J"
+    return f"{COLOURS[index // NUMBERS]}{index % NUMBERS + 1}"
+
+
+def parse_tiles(text: str | Iterable[str]) -> list[int]:
+    """Parse a space-separated string or a list of tokens into type indices."""
+    tokens = text.split() if isinstance(text, str) else list(text)
+    return [tile_index(t) for t in tokens]
+
+
+def counts_of(indices: Iterable[int]) -> np.ndarray:
+    return np.bincount(np.fromiter(indices, dtype=np.int64), minlength=NUM_TYPES).astype(np.int8)
+
+
+def tiles_of(counts: np.ndarray) -> list[int]:
+    """Expand a count vector into a sorted list of type indices."""
+    return np.repeat(np.arange(NUM_TYPES), counts.astype(np.int64)).tolist()
+
+
+def number_of(index: int) -> int:
+    return index % NUMBERS + 1
+
+
+def colour_of(index: int) -> int:
+    return index // NUMBERS
+
+
+def sort_key(index: int) -> tuple[int, int]:
+    """Colour then number, jokers last: how players sort a rack."""
+    return (4, 0) if index == JOKER else (colour_of(index), number_of(index))
