@@ -54,9 +54,14 @@ def _workspace() -> _Workspace:
 
 @dataclass
 class Layout:
-    """Sets as lists of type indices (runs low to high; a joker's place says what it stands for)."""
+    """Sets as lists of type indices (runs low to high; a joker's place says what it stands for).
+
+    ``kinds[i]`` says whether set i is a run or a group: a set with one numbered
+    piece could be read either way, and the jokers' numbers (K5) depend on it.
+    """
 
     sets: list[list[int]] = field(default_factory=list)
+    kinds: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -168,7 +173,8 @@ def _rebuild(ws: _Workspace, index: int, fixed: np.ndarray) -> tuple[Layout, np.
     opts.reverse()
     assert len(opts) == _SUBSTEPS
     used = np.zeros(NUM_TYPES, dtype=np.int64)
-    done: list[list[int]] = []
+    done: list[list[int]] = []  # finished runs
+    groups: list[list[int]] = []
     runs: list[list[list[int]]] = [[] for _ in range(4)]  # open runs per colour
     pend1: list[list[int]] = []
     pend2: list[list[int]] = []
@@ -208,10 +214,10 @@ def _rebuild(ws: _Workspace, index: int, fixed: np.ndarray) -> tuple[Layout, np.
         used[JOKER] += free
         pend2 = [r + [JOKER] for r in pend1 + pend2]
         pend1 = [[JOKER] for _ in range(knew)]
-        done += _groups(group_pieces, jg)
+        groups += _groups(group_pieces, jg)
     for c in range(4):
         done += runs[c]
-    return Layout(sets=done), used
+    return Layout(sets=groups + done, kinds=["group"] * len(groups) + ["run"] * len(done)), used
 
 
 def _groups(pieces: list[int], jokers: int) -> list[list[int]]:
