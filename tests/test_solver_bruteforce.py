@@ -1,0 +1,130 @@
+"""The compiled solver against the brute-force oracle on random small positions.
+
+Every answer the state machine relies on is compared: legality of random plays,
+the optimum for both objectives, the full 53-bit mask, and that the layout of a
+best play is a real partition of the table and the play into valid sets (checked
+set by set here, independently of both solvers), with fixed jokers (K5) at
+their numbers. Positions mix the tile game (2 jokers, T1) and the card edition
+(4 jokers, K1, free or fixed), opened or not, thresholds 30 and 40 (T4, K3).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections import Counter
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import bruteforce as bf
+import positions as ps
+
+from rummienv.rummikub import solver
+
+JOKER = 52
+CONFIGS = {
+    "tiles-2j": dict(jokers_in_play=2, fixed_jokers=False, max_rack=6),
+    "cards-4j-free": dict(jokers_in_play=4, fixed_jokers=False, max_rack=6),
+    "cards-4j-fixed": dict(jokers_in_play=4, fixed_jokers=True, max_rack=6),
+    "tiles-2j-rack8": dict(jokers_in_play=2, fixed_jokers=False, max_rack=8, max_table_sets=2),
+    "cards-4j-fixed-rack7": dict(jokers_in_play=4, fixed_jokers=True, max_rack=7, max_table_sets=2),
+    "cards-4j-heavy": dict(jokers_in_play=4, fixed_jokers=True, max_rack=5),
+}
+COUNTS = {"tiles-2j": 300, "cards-4j-free": 300, "cards-4j-fixed": 300, "tiles-2j-rack8": 100,
+          "cards-4j-fixed-rack7": 100, "cards-4j-heavy": 200}
+
+
+def _set_readings(pieces: list[int]) -> list[list[int]]:
+    """The numbers the jokers of one set stand for, for each way the set is valid (C2-C4)."""
+    real = [t for t in pieces if t != JOKER]
+    jokers = len(pieces) - len(real)
+    if not real or not 3 <= len(pieces) <= 13:
+        return []
+    readings = []
+    numbers = {t % 13 + 1 for t in real}
+    colours = [t // 13 for t in real]
+    if len(numbers) == 1 and len(pieces) <= 4 and len(set(colours)) == len(colours):
+        readings.append([numbers.pop()] * jokers)
+    # a run is listed low to high, so the place of each piece fixes what it stands for
+    first = next(i for i, t in enumerate(pieces) if t != JOKER)
+    start = pieces[first] % 13 + 1 - first
+    stands = list(range(start, start + len(pieces)))
+    if (len(set(colours)) == 1 and start >= 1 and stands[-1] <= 13
+            and all(t == JOKER or t % 13 + 1 == n for t, n in zip(pieces, stands))):
+        readings.append([n for t, n in zip(pieces, stands) if t == JOKER])
+    return readings
+
+
+def _check_layout(sets: list[list[int]], expected: np.ndarray, fixed: np.ndarray) -> None:
+    """``sets`` are valid sets holding exactly ``expected`` plus the fixed jokers, each at its number."""
+    got = Counter(t for s in sets for t in s)
+    want = Counter({t: int(expected[t]) for t in range(53) if expected[t]})
+    want[JOKER] += int(fixed.sum())
+    assert got == +want, f"layout {sets} does not hold the pieces"
+    options = []
+    for s in sets:
+        readings = _set_readings(s)
+        assert readings, f"invalid set {s} in {sets}"
+        options.append(readings)
+    if not fixed.any():
+        return
+    # some reading of every set must give each fixed joker a place at its number (K5)
+    def fits(i: int, need: Counter) -> bool:
+        if i == len(options):
+            return not +need
+        return any(fits(i + 1, need - Counter(r)) for r in options[i])
+
+    need = Counter({n: int(fixed[n]) for n in range(1, 14) if fixed[n]})
+    assert fits(0, need), f"fixed jokers {dict(need)} have no place in {sets}"
+
+
+def _cases():
+    for seed, (name, kw) in enumerate(CONFIGS.items()):
+        for i, pos in enumerate(ps.random_positions(1000 + seed, COUNTS[name], **kw)):
+            if name.endswith("heavy"):
+                # every joker in play: what is not on the table is on the rack, free
+                pos["rack"][JOKER] = 4 - pos["table"][JOKER] - pos["fixed"].sum()
+            yield name, i, pos
+
+
+CASES = list(_cases())
+
+
+@pytest.mark.parametrize("chunk", range(10))
+def test_solver_matches_bruteforce(chunk):
+    rng = np.random.default_rng(chunk)
+    for name, i, pos in CASES[chunk::10]:
+        table, rack, staged = (pos[k].astype(np.int64) for k in ("table", "rack", "staged"))
+        fixed = pos["fixed"].astype(np.int64)
+        opts = dict(fixed=fixed, opened=pos["opened"], threshold=pos["threshold"])
+        where = f"{name} #{i}: {ps.describe(pos)}"
+
+        plays = bf.legal_plays(table, rack, staged, **opts)
+        mask = np.zeros(53, dtype=bool)
+        for p in plays:
+            mask |= np.array(p) > staged
+        assert np.array_equal(solver.legal_mask(table, rack, staged, **opts), mask), where
+
+        for objective in ("tiles", "points"):
+            want = max((bf.play_score(p, objective) for p in plays), default=None)
+            sol = solver.best_play(table, rack, staged, objective=objective, **opts)
+            if want is None:
+                assert sol is None, where
+                continue
+            assert sol is not None and sol.value == want, f"{objective}: {where}"
+            play = sol.play.astype(np.int64)
+            assert np.all(play >= staged) and np.all(play <= rack), where
+            assert bf.play_score(play, objective) == want, where
+            assert bf.is_legal_play(table, rack, play, **opts), where
+            if pos["opened"]:
+                _check_layout(sol.layout.sets, table + play, fixed)
+            else:
+                _check_layout(sol.layout.sets, play, np.zeros(14, dtype=np.int64))
+
+        tries = plays[:3] + [tuple(int(rng.integers(0, r + 1)) for r in rack) for _ in range(4)]
+        for p in tries:
+            want = bf.is_legal_play(table, rack, p, **opts)
+            assert solver.is_legal_play(table, np.array(p), **opts) == want, f"play {bf.names(p)}: {where}"
