@@ -1,0 +1,153 @@
+"""JSON positions of the Rummikub games: write one, and read one back with full checks.
+
+A position is how people, tests and the solver CLI talk about a game: it must
+round-trip exactly, and a position that cannot occur under the rules is refused
+with a message that says what is wrong rather than played on.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from rummienv.errors import PositionError
+from rummienv.rules import PRESETS, RummikubRules, make_rules
+from rummienv.rummikub.sets import describe_invalid, set_kind, set_numbers
+from rummienv.rummikub.state import RummikubGame, RummikubState, full_set
+from rummienv.tiles import JOKER, NUM_TYPES, counts_of, parse_tiles, tile_name, tiles_of
+
+_KEYS = {"game", "racks", "table", "pool", "opened", "current_player", "staged", "passes", "round",
+         "totals", "rounds_won", "rules", "whole_game", "seed", "swapped",
+         "over", "round_scores"}
+
+
+def _names(indices) -> list[str]:
+    return [tile_name(int(t)) for t in indices]
+
+
+def _set_to_json(kind: str, pieces: tuple[int, ...]) -> list[str] | dict[str, list[str]]:
+    """A set is a plain list where its kind is the default reading, else ``{"run": [...]}``."""
+    return _names(pieces) if set_kind(pieces) == kind else {kind: _names(pieces)}
+
+
+def to_dict(state: RummikubState) -> dict[str, Any]:
+    preset = PRESETS[state.rules.game]
+    rules = {k: v for k, v in dataclasses.asdict(state.rules).items() if getattr(preset, k) != v}
+    return {
+        "game": state.rules.game,
+        "racks": [_names(tiles_of(r)) for r in state.racks],
+        "table": [_set_to_json(k, s) for k, s in state.table_sets],
+        "pool": _names(reversed(state.pool)),
+        "opened": [bool(o) for o in state.opened],
+        "current_player": state._current,
+        "staged": _names(tiles_of(state.staged)),
+        "swapped": state.swapped,
+        "passes": state.passes,
+        "round": state.round,
+        "totals": [str(t) for t in state.totals],
+        "rounds_won": list(state.rounds_won),
+        "rules": rules,
+        "whole_game": state.game.whole_game,
+        "seed": state.seed,
+        "over": state.is_terminal(),
+        "round_scores": None if state.round_scores is None else [str(x) for x in state.round_scores],
+    }
+
+
+def load_state(position: dict[str, Any]) -> RummikubState:
+    """Build a state from a position; the pool may be left out (it is then the missing pieces)."""
+    if not isinstance(position, dict):
+        raise PositionError(f"a position is a JSON object, got {type(position).__name__}")
+    unknown = set(position) - _KEYS
+    if unknown:
+        raise PositionError(f"unknown position keys {sorted(unknown)}; allowed: {sorted(_KEYS)}")
+    game_name = position.get("game")
+    if game_name not in ("rummikub", "rummikub_cards"):
+        raise PositionError(f"position game must be 'rummikub' or 'rummikub_cards', got {game_name!r}")
+    rules: RummikubRules = make_rules(game_name, position.get("rules") or None)
+    racks_in = position.get("racks")
+    if not isinstance(racks_in, list) or not 2 <= len(racks_in) <= 4:
+        raise PositionError("position 'racks' must be a list of 2 to 4 racks (lists of tiles)")
+    game = RummikubGame(rules, len(racks_in), whole_game=bool(position.get("whole_game", False)))
+    state = RummikubState(game)
+    state.seed = int(position.get("seed", 0))
+    p = len(racks_in)
+    for seat, rack in enumerate(racks_in):
+        state.racks[seat] = counts_of(parse_tiles(rack))
+    sets = [_read_set(s, i) for i, s in enumerate(position.get("table", []))]
+    table = np.zeros(NUM_TYPES, dtype=np.int64)
+    for _, pieces in sets:
+        table += counts_of(pieces)
+    state.table = table.astype(np.int8)
+    state._set_table(sets)
+    placed = state.racks.astype(np.int64).sum(axis=0) + table
+    if "pool" in position:
+        pool = parse_tiles(position["pool"])
+        total = placed + counts_of(pool)
+        _check_counts(total, rules, exact=True)
+    else:
+        _check_counts(placed, rules, exact=False)
+        pool = tiles_of(full_set(rules) - placed)
+    state.pool = list(reversed(pool))
+    state.opened = _read_bools(position.get("opened", [False] * p), p)
+    current = position.get("current_player", 0)
+    if not isinstance(current, int) or not 0 <= current < p:
+        raise PositionError(f"current_player must be a seat 0..{p - 1}, got {current!r}")
+    state._current = current
+    staged = counts_of(parse_tiles(position.get("staged", [])))
+    if np.any(staged > state.racks[current]):
+        raise PositionError("staged tiles must all be in the current player's rack")
+    state.staged = staged
+    state.swapped = int(position.get("swapped", 0))
+    if state.swapped > staged[JOKER]:
+        raise PositionError("'swapped' counts freed jokers, which must be among the staged tiles")
+    state.passes = int(position.get("passes", 0))
+    state.round = int(position.get("round", 0))
+    state.totals = [Fraction(t) for t in position.get("totals", [0] * p)]
+    state.rounds_won = [int(w) for w in position.get("rounds_won", [0] * p)]
+    if position.get("round_scores") is not None:
+        state.round_scores = [Fraction(x) for x in position["round_scores"]]
+    state._terminal = bool(position.get("over", False))
+    if state._terminal and state.round_scores is None:
+        raise PositionError("a position that is over must give its 'round_scores'")
+    return state
+
+
+def _read_set(raw: Any, index: int) -> tuple[str, tuple[int, ...]]:
+    if isinstance(raw, dict):
+        if len(raw) != 1 or next(iter(raw)) not in ("run", "group"):
+            raise PositionError(f"table set {index}: write a set as a list of tiles or {{'run'|'group': [tiles]}}")
+        kind, tokens = next(iter(raw.items()))
+        pieces = tuple(parse_tiles(tokens))
+        if set_numbers(pieces, kind) is None:
+            raise PositionError(f"table set {index}: {describe_invalid(pieces)}")
+        return kind, pieces
+    pieces = tuple(parse_tiles(raw))
+    kind = set_kind(pieces)
+    if kind is None:
+        raise PositionError(f"table set {index}: {describe_invalid(pieces)}")
+    return kind, pieces
+
+
+def _check_counts(total: np.ndarray, rules: RummikubRules, exact: bool) -> None:
+    full = full_set(rules).astype(np.int64)
+    for t in range(NUM_TYPES):
+        if total[t] > full[t]:
+            raise PositionError(
+                f"tile {tile_name(t)} appears {int(total[t])} times in racks, table and pool; "
+                f"only {int(full[t])} exist in {rules.game}"
+            )
+        if exact and total[t] < full[t]:
+            raise PositionError(
+                f"tile {tile_name(t)} appears {int(total[t])} times but {int(full[t])} exist in {rules.game}; "
+                "every piece must be in a rack, on the table or in the pool (or leave the pool out)"
+            )
+
+
+def _read_bools(raw: Any, players: int) -> np.ndarray:
+    if not isinstance(raw, list) or len(raw) != players or not all(isinstance(b, bool) for b in raw):
+        raise PositionError(f"'opened' must be a list of {players} true/false values")
+    return np.array(raw, dtype=bool)

@@ -1,0 +1,407 @@
+"""Rummikub with tiles (T) and the card edition (K) as one state machine.
+
+The two games differ only in their rules preset (``rummienv.rules``), so one
+engine plays both. The state keeps count vectors for everything the solver
+reads, and the table's concrete sets for positions and people. Every legality
+question goes to the solver, which is exact, so the mask never offers a move
+that leads into a dead end: a staged piece always belongs to some legal play.
+"""
+
+from __future__ import annotations
+
+import secrets
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from rummienv.core import State
+from rummienv.errors import IllegalActionError
+from rummienv.rules import RummikubRules, make_rules
+from rummienv.rummikub import actions as A
+from rummienv.rummikub import solver
+from rummienv.rummikub.sets import set_numbers
+from rummienv.tiles import COPIES, JOKER, NUM_TYPES, NUMBERS, number_of
+
+TableSet = tuple[str, tuple[int, ...]]  # (kind, pieces in order)
+
+
+def full_set(rules: RummikubRules) -> np.ndarray:
+    """C1/T1/K1: two of each numbered piece plus the preset's jokers."""
+    counts = np.full(NUM_TYPES, COPIES, dtype=np.int8)
+    counts[JOKER] = rules.jokers
+    return counts
+
+
+def rack_value(rack: np.ndarray, joker_penalty: int) -> int:
+    """T9/K7: a rack's minus points; jokers at the preset's penalty."""
+    return int((rack[:52].astype(np.int64) * np.tile(np.arange(1, NUMBERS + 1), 4)).sum()) + int(
+        rack[JOKER]
+    ) * joker_penalty
+
+
+class RummikubGame:
+    """Factory of states for one preset and player count (OpenSpiel's Game)."""
+
+    def __init__(self, rules: RummikubRules | str | None = None, num_players: int = 2,
+                 whole_game: bool = False) -> None:
+        if rules is None or isinstance(rules, str):
+            rules = make_rules(rules or "rummikub")
+        if not isinstance(rules, RummikubRules):
+            raise ValueError(f"RummikubGame needs Rummikub rules, got {type(rules).__name__}")
+        if not isinstance(num_players, int) or not 2 <= num_players <= 4:
+            raise ValueError(f"num_players must be 2, 3 or 4, got {num_players!r}")
+        self.rules = rules
+        self.num_players = num_players
+        self.whole_game = whole_game
+        self.num_rounds = rules.rounds or num_players  # T11/K10: one round per player by default
+
+    def new_initial_state(self, seed: int | None = None) -> RummikubState:
+        seed = secrets.randbits(63) if seed is None else int(seed)
+        state = RummikubState(self)
+        state.seed = seed
+        state._deal(0)
+        return state
+
+
+class RummikubState(State):
+    num_actions = A.NUM_ACTIONS
+
+    def __init__(self, game: RummikubGame) -> None:
+        self.game = game
+        self.rules = game.rules
+        self.num_players = game.num_players
+        p = game.num_players
+        self.seed = 0
+        self.racks = np.zeros((p, NUM_TYPES), dtype=np.int8)
+        self.table = np.zeros(NUM_TYPES, dtype=np.int8)  # index 52: free jokers only
+        self.fixed = np.zeros(NUMBERS + 1, dtype=np.int64)  # K5: table jokers by number
+        self.table_sets: list[TableSet] = []
+        self.pool: list[int] = []  # next draw last, so drawing is a pop
+        self.opened = np.zeros(p, dtype=bool)
+        self.staged = np.zeros(NUM_TYPES, dtype=np.int8)
+        self.swapped = 0  # jokers freed by SWAP_JOKER this turn (staged, must go down)
+        self._turn_start: tuple | None = None
+        self._current = 0
+        self.passes = 0
+        self.round = 0
+        self.totals = [Fraction(0)] * p
+        self.rounds_won = [0] * p
+        self.round_scores: list[Fraction] | None = None
+        self.history: list[int] = []
+        self._terminal = False
+        self._mask: np.ndarray | None = None
+
+    # ----------------------------------------------------------------- set-up
+    def _deal(self, round_index: int) -> None:
+        """Deal a round from the game seed and the round number, so any round replays alone."""
+        rng = np.random.default_rng([self.seed, round_index])
+        rules, p = self.rules, self.num_players
+        starter = _draw_for_start(rng, p, rules) if rules.start == "highest_tile" else int(rng.integers(p))
+        pieces = np.repeat(np.arange(NUM_TYPES), full_set(rules).astype(np.int64))
+        rng.shuffle(pieces)
+        self.racks[:] = 0
+        for seat in range(p):
+            np.add.at(self.racks[seat], pieces[seat * rules.hand_size:(seat + 1) * rules.hand_size], 1)
+        self.pool = pieces[p * rules.hand_size:][::-1].tolist()
+        self.table[:] = 0
+        self.fixed[:] = 0
+        self.table_sets = []
+        self.opened[:] = False
+        self.staged[:] = 0
+        self.swapped = 0
+        self.passes = 0
+        self.round = round_index
+        self.round_scores = None
+        self._current = starter
+        self._begin_turn()
+
+    def _begin_turn(self) -> None:
+        self._turn_start = None
+        self._mask = None
+
+    # -------------------------------------------------------------- contract
+    @property
+    def current_player(self) -> int:
+        return -1 if self._terminal else self._current
+
+    @property
+    def phase(self) -> str:
+        if self._terminal:
+            return "over"
+        return "staging" if self.staged.any() else "turn start"
+
+    def is_terminal(self) -> bool:
+        return self._terminal
+
+    def _threshold(self) -> int:
+        return self.rules.opening_threshold
+
+    def _solver_args(self) -> dict[str, Any]:
+        p = self._current
+        if self.opened[p]:
+            return {"fixed": self.fixed, "opened": True}
+        return {"opened": False, "threshold": self._threshold()}
+
+    def legal_action_mask(self) -> np.ndarray:
+        if self._mask is None:
+            self._mask = self._compute_mask()
+        return self._mask
+
+    def _compute_mask(self) -> np.ndarray:
+        mask = np.zeros(A.NUM_ACTIONS, dtype=np.int8)
+        if self._terminal:
+            return mask
+        p = self._current
+        rack, staged, args = self.racks[p], self.staged, self._solver_args()
+        mask[A.PLACE:A.PLACE + NUM_TYPES] = solver.legal_mask(self.table, rack, staged, **args)
+        if staged.any():
+            mask[A.COMMIT] = solver.is_legal_play(self.table, staged, **args)
+        if self.rules.joker_swap_action and self.opened[p]:
+            for t in self._swap_candidates():
+                mask[A.SWAP + t] = self._swap_is_playable(t)
+        if self.pool:
+            mask[A.DRAW] = 1
+        elif not mask.any():
+            mask[A.PASS] = 1  # T7: only a player who cannot play passes
+        return mask
+
+    def _swap_candidates(self) -> list[int]:
+        """K6: rack pieces (not yet staged) whose number a table joker stands for."""
+        free = self.racks[self._current] - self.staged
+        return [t for t in range(52) if free[t] > 0 and self.fixed[number_of(t)] > 0]
+
+    def _swap_is_playable(self, tile: int) -> bool:
+        """A swap is offered only if some legal play follows it (the freed joker goes down again)."""
+        table, fixed, rack, staged = self._after_swap(tile)
+        return solver.best_play(table, rack, staged, fixed=fixed, opened=True) is not None
+
+    def _after_swap(self, tile: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        fixed = self.fixed.copy()
+        fixed[number_of(tile)] -= 1
+        rack = self.racks[self._current].copy()
+        rack[JOKER] += 1
+        staged = self.staged.copy()
+        staged[tile] += 1
+        staged[JOKER] += 1
+        return self.table, fixed, rack, staged
+
+    def apply_action(self, action: int) -> None:
+        self.check_legal(action)
+        action = int(action)
+        self.history.append(action)
+        p = self._current
+        if action <= JOKER:
+            self._save_turn_start()
+            self.staged[action] += 1
+        elif action >= A.SWAP:
+            self._save_turn_start()
+            _, self.fixed, self.racks[p], self.staged = self._after_swap(action - A.SWAP)
+            self.swapped += 1
+        elif action == A.COMMIT:
+            self._commit()
+            return
+        elif action == A.DRAW:
+            self._restore_turn_start()
+            self.racks[p, self.pool.pop()] += 1
+            self._next_player()
+            return
+        else:  # PASS
+            self.passes += 1
+            if self.passes == self.num_players:
+                self._end_round(None)  # T7: everyone in turn had to pass
+                return
+            self._next_player()
+            return
+        self._mask = None
+
+    def _save_turn_start(self) -> None:
+        if self._turn_start is None:
+            p = self._current
+            self._turn_start = (self.racks[p].copy(), self.fixed.copy())
+
+    def _restore_turn_start(self) -> None:
+        """Undo staging and swaps: DRAW and the time-out rules return everything."""
+        if self._turn_start is not None:
+            rack, fixed = self._turn_start
+            self.racks[self._current] = rack
+            self.fixed = fixed
+        self.staged[:] = 0
+        self.swapped = 0
+
+    def _commit(self) -> None:
+        self._lay_down(self.staged.copy())
+        p = self._current
+        if not self.racks[p].any():
+            self._end_round(p)  # T8
+        else:
+            self._next_player()
+
+    def _lay_down(self, play: np.ndarray) -> None:
+        """Move ``play`` from the rack to the table and record the new concrete sets."""
+        p = self._current
+        if self.opened[p]:
+            sol = solver.best_play(self.table, play, play, fixed=self.fixed, opened=True)
+            sets = list(zip(sol.layout.kinds, map(tuple, sol.layout.sets), strict=True))
+        else:
+            sol = solver.best_play(np.zeros(NUM_TYPES, np.int8), play, play, opened=False,
+                                   threshold=self._threshold())
+            sets = self.table_sets + list(zip(sol.layout.kinds, map(tuple, sol.layout.sets), strict=True))
+        self.racks[p] -= play
+        self.table = self.table.copy()
+        self.table[:52] += play[:52]
+        self._set_table(sets)
+        self.opened[p] = True
+        self.staged[:] = 0
+        self.swapped = 0
+        self.passes = 0
+
+    def _set_table(self, sets: list[TableSet]) -> None:
+        """Adopt a table layout; in the card edition every joker now keeps its number (K5)."""
+        self.table_sets = sorted(sets, key=_set_order)
+        jokers = sum(s.count(JOKER) for _, s in sets)
+        self.fixed = np.zeros(NUMBERS + 1, dtype=np.int64)
+        if self.rules.jokers_keep_number:
+            self.table[JOKER] = 0
+            for kind, pieces in sets:
+                for piece, number in zip(pieces, set_numbers(pieces, kind), strict=True):
+                    if piece == JOKER:
+                        self.fixed[number] += 1
+        else:
+            self.table[JOKER] = jokers
+
+    def _next_player(self) -> None:
+        self._current = (self._current + 1) % self.num_players
+        self._begin_turn()
+
+    def apply_timeout(self) -> None:
+        """T12/K8: the turn clock ran out for the player to move.
+
+        A front end that runs a clock calls this; bots play untimed. Under T12
+        everything goes back and the player draws ``timeout_draws`` (3) pieces.
+        Under K8 the valid part of what was staged stays (if it is a legal play
+        on its own); a player who net placed nothing draws ``timeout_draws`` (1).
+        """
+        if self._terminal:
+            raise IllegalActionError("time-out refused: the game is over")
+        self.history.append(-1)
+        p = self._current
+        kept = None
+        if self.rules.timeout_rule == "keep_valid" and self.staged.any():
+            must = np.zeros(NUM_TYPES, dtype=np.int8)
+            must[JOKER] = self.swapped  # freed jokers cannot go back to the rack (C6)
+            sol = solver.best_play(self.table, self.staged, must, **self._solver_args())
+            kept = None if sol is None else sol.play
+        if kept is not None:
+            self.staged[:] = kept  # staged pieces are still in the rack: the rest simply stays there
+            self._commit()
+            return
+        self._restore_turn_start()
+        for _ in range(min(self.rules.timeout_draws, len(self.pool))):
+            self.racks[p, self.pool.pop()] += 1
+        self._next_player()
+
+    # ---------------------------------------------------------------- scoring
+    def _end_round(self, winner: int | None) -> None:
+        values = [rack_value(self.racks[s], self.rules.joker_penalty) for s in range(self.num_players)]
+        if winner is not None:  # T9
+            scores = [Fraction(-v) for v in values]
+            scores[winner] = Fraction(sum(values) - values[winner])
+            winners = [winner]
+        else:  # T10: lowest rack wins, co-winners share
+            low = min(values)
+            winners = [s for s, v in enumerate(values) if v == low]
+            scores = [Fraction(-(v - low)) for v in values]
+            plus = Fraction(sum(v - low for v in values), len(winners))
+            for s in winners:
+                scores[s] = plus
+        self.round_scores = scores
+        self.totals = [t + s for t, s in zip(self.totals, scores, strict=True)]
+        for s in winners:
+            self.rounds_won[s] += 1
+        if self.game.whole_game and self.round + 1 < self.game.num_rounds:
+            self._deal(self.round + 1)
+            return
+        self._terminal = True
+        self._mask = None
+
+    def exact_scores(self) -> list[Fraction]:
+        """The round's points (or the game's totals), exact: co-winners may share a fraction."""
+        if self.game.whole_game:
+            return list(self.totals)
+        return list(self.round_scores) if self.round_scores is not None else [Fraction(0)] * self.num_players
+
+    def scores(self) -> np.ndarray:
+        return np.array([float(s) for s in self.exact_scores()], dtype=np.float64)
+
+    def winners(self) -> list[int]:
+        """T11: highest total; ties broken by rounds won, then shared."""
+        best = max(self.totals)
+        tied = [s for s in range(self.num_players) if self.totals[s] == best]
+        most = max(self.rounds_won[s] for s in tied)
+        return [s for s in tied if self.rounds_won[s] == most]
+
+    # ----------------------------------------------------------------- helpers
+    def action_to_string(self, action: int) -> str:
+        return A.action_to_string(int(action))
+
+    def string_to_action(self, text: str) -> int:
+        return A.string_to_action(text)
+
+    def clone(self) -> RummikubState:
+        new = object.__new__(RummikubState)
+        new.__dict__.update(self.__dict__)
+        new.racks = self.racks.copy()
+        new.table = self.table.copy()
+        new.fixed = self.fixed.copy()
+        new.table_sets = list(self.table_sets)
+        new.pool = list(self.pool)
+        new.opened = self.opened.copy()
+        new.staged = self.staged.copy()
+        new.totals = list(self.totals)
+        new.rounds_won = list(self.rounds_won)
+        new.history = list(self.history)
+        return new
+
+    def table_counts(self) -> np.ndarray:
+        """Every piece on the table, jokers included (fixed or free)."""
+        counts = self.table.copy()
+        counts[JOKER] += int(self.fixed.sum())
+        return counts
+
+    def view(self, player: int) -> dict[str, Any]:
+        from rummienv.rummikub.observation import view
+
+        return view(self, player)
+
+    def observation(self, player: int) -> np.ndarray:
+        from rummienv.rummikub.observation import encode
+
+        return encode(self, player)
+
+    def to_dict(self) -> dict[str, Any]:
+        from rummienv.rummikub.position import to_dict
+
+        return to_dict(self)
+
+
+def _set_order(s: TableSet) -> tuple:
+    kind, pieces = s
+    first = next(t for t in pieces if t != JOKER)
+    return (kind != "group", first % NUMBERS if kind == "group" else first, len(pieces), pieces)
+
+
+def _draw_for_start(rng: np.random.Generator, players: int, rules: RummikubRules) -> int:
+    """T2: each draws a piece, the highest number starts; ties and jokers draw again."""
+    contenders = list(range(players))
+    while True:
+        pieces = np.repeat(np.arange(NUM_TYPES), full_set(rules).astype(np.int64))
+        drawn = rng.choice(pieces, size=len(contenders), replace=False)
+        numbers = [0 if t == JOKER else number_of(int(t)) for t in drawn]
+        best = max(numbers)
+        if best == 0:
+            continue
+        top = [c for c, n in zip(contenders, numbers, strict=True) if n == best]
+        if len(top) == 1:
+            return top[0]
+        contenders = top
