@@ -37,48 +37,43 @@ COUNTS = {"tiles-2j": 300, "cards-4j-free": 300, "cards-4j-fixed": 300, "tiles-2
           "cards-4j-fixed-rack7": 100, "cards-4j-heavy": 200}
 
 
-def _set_readings(pieces: list[int]) -> list[list[int]]:
-    """The numbers the jokers of one set stand for, for each way the set is valid (C2-C4)."""
+def _joker_numbers(pieces: list[int], kind: str) -> list[int] | None:
+    """The numbers the jokers of one set stand for, or None if it is not a valid ``kind`` (C2-C4)."""
     real = [t for t in pieces if t != JOKER]
     jokers = len(pieces) - len(real)
-    if not real or not 3 <= len(pieces) <= 13:
-        return []
-    readings = []
-    numbers = {t % 13 + 1 for t in real}
     colours = [t // 13 for t in real]
-    if len(numbers) == 1 and len(pieces) <= 4 and len(set(colours)) == len(colours):
-        readings.append([numbers.pop()] * jokers)
+    if not real or not 3 <= len(pieces) <= 13:
+        return None
+    if kind == "group":
+        numbers = {t % 13 + 1 for t in real}
+        ok = len(numbers) == 1 and len(pieces) <= 4 and len(set(colours)) == len(colours)
+        return [numbers.pop()] * jokers if ok else None
     # a run is listed low to high, so the place of each piece fixes what it stands for
     first = next(i for i, t in enumerate(pieces) if t != JOKER)
     start = pieces[first] % 13 + 1 - first
     stands = list(range(start, start + len(pieces)))
     if (len(set(colours)) == 1 and start >= 1 and stands[-1] <= 13
             and all(t == JOKER or t % 13 + 1 == n for t, n in zip(pieces, stands))):
-        readings.append([n for t, n in zip(pieces, stands) if t == JOKER])
-    return readings
+        return [n for t, n in zip(pieces, stands) if t == JOKER]
+    return None
 
 
-def _check_layout(sets: list[list[int]], expected: np.ndarray, fixed: np.ndarray) -> None:
-    """``sets`` are valid sets holding exactly ``expected`` plus the fixed jokers, each at its number."""
+def _check_layout(layout: solver.Layout, expected: np.ndarray, fixed: np.ndarray) -> None:
+    """The sets are valid, hold exactly ``expected`` plus the fixed jokers, and each fixed joker
+    can stand at its number (K5)."""
+    sets = layout.sets
+    assert len(layout.kinds) == len(sets)
     got = Counter(t for s in sets for t in s)
     want = Counter({t: int(expected[t]) for t in range(53) if expected[t]})
     want[JOKER] += int(fixed.sum())
     assert got == +want, f"layout {sets} does not hold the pieces"
-    options = []
-    for s in sets:
-        readings = _set_readings(s)
-        assert readings, f"invalid set {s} in {sets}"
-        options.append(readings)
-    if not fixed.any():
-        return
-    # some reading of every set must give each fixed joker a place at its number (K5)
-    def fits(i: int, need: Counter) -> bool:
-        if i == len(options):
-            return not +need
-        return any(fits(i + 1, need - Counter(r)) for r in options[i])
-
+    places = Counter()
+    for s, kind in zip(sets, layout.kinds):
+        numbers = _joker_numbers(s, kind)
+        assert numbers is not None, f"invalid {kind} {s} in {sets}"
+        places.update(numbers)
     need = Counter({n: int(fixed[n]) for n in range(1, 14) if fixed[n]})
-    assert fits(0, need), f"fixed jokers {dict(need)} have no place in {sets}"
+    assert not need - places, f"fixed jokers {dict(need)} have no place in {sets}"
 
 
 def _cases():
@@ -120,9 +115,9 @@ def test_solver_matches_bruteforce(chunk):
             assert bf.play_score(play, objective) == want, where
             assert bf.is_legal_play(table, rack, play, **opts), where
             if pos["opened"]:
-                _check_layout(sol.layout.sets, table + play, fixed)
+                _check_layout(sol.layout, table + play, fixed)
             else:
-                _check_layout(sol.layout.sets, play, np.zeros(14, dtype=np.int64))
+                _check_layout(sol.layout, play, np.zeros(14, dtype=np.int64))
 
         tries = plays[:3] + [tuple(int(rng.integers(0, r + 1)) for r in rack) for _ in range(4)]
         for p in tries:

@@ -42,6 +42,30 @@ for _i, (_a, _b) in enumerate(PAIRS):
     PAIR_INDEX[_b, _a] = _i
 
 
+def _ge(a: int, b: int) -> bool:
+    """An open run of length class ``a`` can do all that one of class ``b`` can (0: no run).
+
+    A run of three or more may close at once or go on, so it covers no run and
+    any shorter run; a run of two covers a run of one.
+    """
+    return a == b or a == 3 or (a == 2 and b == 1)
+
+
+def _dominating_pairs() -> np.ndarray:
+    """DOMINATED_BY[p]: the other pairs whose runs cover pair p's runs one to one (-1 padded)."""
+    out = np.full((len(PAIRS), len(PAIRS)), -1, dtype=np.int64)
+    for p, (a, b) in enumerate(PAIRS):
+        k = 0
+        for q, (c, d) in enumerate(PAIRS):
+            if q != p and ((_ge(c, a) and _ge(d, b)) or (_ge(c, b) and _ge(d, a))):
+                out[p, k] = q
+                k += 1
+    return out
+
+
+DOMINATED_BY = _dominating_pairs()
+
+
 def _group_table() -> np.ndarray:
     """GROUP_OK[s, m, j]: s pieces (most of one colour m) and j jokers form groups.
 
@@ -108,15 +132,73 @@ def _insert(key, val, bits, parent, opt, h_key, h_stamp, h_slot, stamp, s_key, s
 
 
 @njit(cache=True)
-def forward(lo, hi, jlo, jhi, fixed, weight, joker_weight, threshold, ws_hkey, ws_hstamp, ws_hslot, ws_stamp,
-            s_key, s_val, s_bits, s_parent, s_opt, layer_start):
+def _find(key, h_key, h_stamp, h_slot, stamp):
+    """The store slot of a state of the current layer, or -1."""
+    h = (key * np.int64(0x9E3779B97F4A7C15)) >> np.int64(64 - HASH_BITS)
+    h &= HASH_CAP - 1
+    while h_stamp[h] == stamp:
+        if h_key[h] == key:
+            return h_slot[h]
+        h = (h + 1) & (HASH_CAP - 1)
+    return -1
+
+
+@njit(cache=True)
+def _prune(begin, end, first, last, by_bits, h_key, h_stamp, h_slot, stamp, s_key, s_val, s_bits, s_parent, s_opt):
+    """Drop the states of a layer that another state of it covers in one colour; returns the new end.
+
+    A state whose open runs of one colour (``first..last``) are covered
+    (``DOMINATED_BY``) by those of a state otherwise equal can be completed in
+    every way the other can, with the same pieces; so it is dropped when its
+    value is no better (best play) or when the pieces it used beyond the lower
+    bounds are among the other's (mask). A dropped state may still cover
+    others: what covers it is either kept or covered in turn.
+    """
+    for i in range(begin, end):
+        key = s_key[i]
+        for c in range(first, last + 1):
+            shift = 4 * c
+            rest = key & ~(np.int64(15) << shift)
+            pair = (key >> shift) & 15
+            dead = False
+            for k in range(DOMINATED_BY.shape[1]):
+                q = DOMINATED_BY[pair, k]
+                if q < 0:
+                    break
+                j = _find(rest | (q << shift), h_key, h_stamp, h_slot, stamp)
+                if j < 0:
+                    continue
+                if (s_bits[i] & ~s_bits[j]) == 0 if by_bits else s_val[j] >= s_val[i]:
+                    dead = True
+                    break
+            if dead:
+                s_opt[i] |= np.int64(1) << 62
+                break
+    out = begin
+    for i in range(begin, end):
+        if s_opt[i] >> 62:
+            continue
+        s_key[out] = s_key[i]
+        s_val[out] = s_val[i]
+        s_bits[out] = s_bits[i]
+        s_parent[out] = s_parent[i]
+        s_opt[out] = s_opt[i]
+        out += 1
+    return out
+
+
+@njit(cache=True)
+def forward(lo, hi, jlo, jhi, fixed, weight, joker_weight, threshold, by_bits, ws_hkey, ws_hstamp, ws_hslot,
+            ws_stamp, s_key, s_val, s_bits, s_parent, s_opt, layer_start):
     """Run the programme; returns the store top (number of states stored), or -1 on overflow.
 
     ``lo``/``hi`` bound how many of each numbered type are used (table and staged
     pieces are forced, rack pieces optional); ``jlo``/``jhi`` bound the free
     jokers; ``fixed[n]`` jokers must stand at number n. ``layer_start[k]`` gets the
     store offset of the states after sub-step k (65 sub-steps, five per number), so
-    the finished layouts lie in ``layer_start[65]:layer_start[66]``.
+    the finished layouts lie in ``layer_start[65]:layer_start[66]``. ``by_bits``
+    prunes covered states for the mask (keeping every used-type bit) rather than
+    for the best value.
     """
     s_key[0] = 0
     s_val[0] = 0
@@ -251,6 +333,8 @@ def forward(lo, hi, jlo, jhi, fixed, weight, joker_weight, threshold, ws_hkey, w
                                                       ws_hslot, stamp, s_key, s_val, s_bits, s_parent, s_opt, top)
                                         if top >= STORE_CAP:
                                             return -1
+            top = _prune(end, top, c, c, by_bits, ws_hkey, ws_hstamp, ws_hslot, stamp, s_key, s_val, s_bits,
+                         s_parent, s_opt)
             step += 1
             layer_start[step] = end
             begin, end = end, top
@@ -293,6 +377,8 @@ def forward(lo, hi, jlo, jhi, fixed, weight, joker_weight, threshold, ws_hkey, w
                                   ws_hslot, stamp, s_key, s_val, s_bits, s_parent, s_opt, top)
                     if top >= STORE_CAP:
                         return -1
+        top = _prune(end, top, 0, 3, by_bits, ws_hkey, ws_hstamp, ws_hslot, stamp, s_key, s_val, s_bits, s_parent,
+                     s_opt)
         step += 1
         layer_start[step] = end
         begin, end = end, top

@@ -95,9 +95,9 @@ def _problem(table, rack, staged, fixed, opened: bool, threshold: int) -> _Probl
     return _Problem(lo[:52].copy(), hi[:52].copy(), int(lo[JOKER]), int(hi[JOKER]), fixed, min(thr, 255), base)
 
 
-def _run(p: _Problem, weight: np.ndarray, joker_weight: int) -> tuple[_Workspace, int, int, int]:
+def _run(p: _Problem, weight: np.ndarray, joker_weight: int, by_bits: bool = False) -> tuple[_Workspace, int, int, int]:
     ws = _workspace()
-    top = kernel.forward(p.lo, p.hi, p.jlo, p.jhi, p.fixed, weight, joker_weight, p.threshold,
+    top = kernel.forward(p.lo, p.hi, p.jlo, p.jhi, p.fixed, weight, joker_weight, p.threshold, by_bits,
                          ws.h_key, ws.h_stamp, ws.h_slot, ws.stamp, ws.key, ws.val, ws.bits, ws.parent,
                          ws.opt, ws.layer)
     if top < 0:
@@ -108,7 +108,7 @@ def _run(p: _Problem, weight: np.ndarray, joker_weight: int) -> tuple[_Workspace
 def legal_mask(table, rack, staged=None, *, fixed=None, opened: bool = True, threshold: int = 30) -> np.ndarray:
     """``mask[t]``: some legal play holds everything staged plus one more ``t`` (53 bools)."""
     p = _problem(table, rack, staged, fixed, opened, threshold)
-    ws, begin, end, _ = _run(p, _TILE_WEIGHT, 1)
+    ws, begin, end, _ = _run(p, _TILE_WEIGHT, 1, by_bits=True)
     _, bits, joker_more = kernel.summarise(begin, end, p.jlo, p.threshold, ws.key, ws.val, ws.bits)
     mask = np.zeros(NUM_TYPES, dtype=bool)
     bits = int(bits)
