@@ -144,7 +144,8 @@ def _find(key, h_key, h_stamp, h_slot, stamp):
 
 
 @njit(cache=True)
-def _prune(begin, end, first, last, by_bits, h_key, h_stamp, h_slot, stamp, s_key, s_val, s_bits, s_parent, s_opt):
+def _prune(begin, end, first, last, jfloor, by_bits, h_key, h_stamp, h_slot, stamp, s_key, s_val, s_bits, s_parent,
+           s_opt):
     """Drop the states of a layer that another state of it covers in one colour; returns the new end.
 
     A state whose open runs of one colour (``first..last``) are covered
@@ -153,9 +154,22 @@ def _prune(begin, end, first, last, by_bits, h_key, h_stamp, h_slot, stamp, s_ke
     value is no better (best play) or when the pieces it used beyond the lower
     bounds are among the other's (mask). A dropped state may still cover
     others: what covers it is either kept or covered in turn.
+
+    For the best play, a state that used fewer free jokers, but already at
+    least ``jfloor`` (their lower bound), and has a value as good also covers
+    it: it can follow the same path with the jokers to spare. (Not for the
+    mask, which must also see whether a path ends with a joker more.)
     """
     for i in range(begin, end):
         key = s_key[i]
+        jused = _field(key, _SH_J, 3)
+        for jl in range(jfloor, jused):
+            j = _find((key & ~(np.int64(7) << _SH_J)) | (jl << _SH_J), h_key, h_stamp, h_slot, stamp)
+            if j >= 0 and s_val[j] >= s_val[i]:
+                s_opt[i] |= np.int64(1) << 62
+                break
+        if s_opt[i] >> 62:
+            continue
         for c in range(first, last + 1):
             shift = 4 * c
             rest = key & ~(np.int64(15) << shift)
@@ -333,7 +347,7 @@ def forward(lo, hi, jlo, jhi, fixed, weight, joker_weight, threshold, by_bits, w
                                                       ws_hslot, stamp, s_key, s_val, s_bits, s_parent, s_opt, top)
                                         if top >= STORE_CAP:
                                             return -1
-            top = _prune(end, top, c, c, by_bits, ws_hkey, ws_hstamp, ws_hslot, stamp, s_key, s_val, s_bits,
+            top = _prune(end, top, c, c, 7, by_bits, ws_hkey, ws_hstamp, ws_hslot, stamp, s_key, s_val, s_bits,
                          s_parent, s_opt)
             step += 1
             layer_start[step] = end
@@ -377,7 +391,7 @@ def forward(lo, hi, jlo, jhi, fixed, weight, joker_weight, threshold, by_bits, w
                                   ws_hslot, stamp, s_key, s_val, s_bits, s_parent, s_opt, top)
                     if top >= STORE_CAP:
                         return -1
-        top = _prune(end, top, 0, 3, by_bits, ws_hkey, ws_hstamp, ws_hslot, stamp, s_key, s_val, s_bits, s_parent,
+        top = _prune(end, top, 0, 3, 7 if by_bits else jlo, by_bits, ws_hkey, ws_hstamp, ws_hslot, stamp, s_key, s_val, s_bits, s_parent,
                      s_opt)
         step += 1
         layer_start[step] = end
