@@ -53,8 +53,8 @@ def _joker_numbers(pieces: list[int], kind: str) -> list[int] | None:
     start = pieces[first] % 13 + 1 - first
     stands = list(range(start, start + len(pieces)))
     if (len(set(colours)) == 1 and start >= 1 and stands[-1] <= 13
-            and all(t == JOKER or t % 13 + 1 == n for t, n in zip(pieces, stands))):
-        return [n for t, n in zip(pieces, stands) if t == JOKER]
+            and all(t == JOKER or t % 13 + 1 == n for t, n in zip(pieces, stands, strict=True))):
+        return [n for t, n in zip(pieces, stands, strict=True) if t == JOKER]
     return None
 
 
@@ -68,7 +68,7 @@ def _check_layout(layout: solver.Layout, expected: np.ndarray, fixed: np.ndarray
     want[JOKER] += int(fixed.sum())
     assert got == +want, f"layout {sets} does not hold the pieces"
     places = Counter()
-    for s, kind in zip(sets, layout.kinds):
+    for s, kind in zip(sets, layout.kinds, strict=True):
         numbers = _joker_numbers(s, kind)
         assert numbers is not None, f"invalid {kind} {s} in {sets}"
         places.update(numbers)

@@ -144,8 +144,8 @@ def _find(key, h_key, h_stamp, h_slot, stamp):
 
 
 @njit(cache=True)
-def _prune(begin, end, first, last, jfloor, by_bits, h_key, h_stamp, h_slot, stamp, s_key, s_val, s_bits, s_parent,
-           s_opt):
+def _prune(begin, end, first, last, jfloor, threshold, by_bits, h_key, h_stamp, h_slot, stamp, s_key, s_val, s_bits,
+           s_parent, s_opt):
     """Drop the states of a layer that another state of it covers in one colour; returns the new end.
 
     A state whose open runs of one colour (``first..last``) are covered
@@ -159,9 +159,16 @@ def _prune(begin, end, first, last, jfloor, by_bits, h_key, h_stamp, h_slot, sta
     least ``jfloor`` (their lower bound), and has a value as good also covers
     it: it can follow the same path with the jokers to spare. (Not for the
     mask, which must also see whether a path ends with a joker more.)
+    An opening that has already reached its threshold covers one that has not.
     """
     for i in range(begin, end):
         key = s_key[i]
+        if _field(key, _SH_V, 8) < threshold:
+            j = _find((key & ~(np.int64(255) << _SH_V)) | (np.int64(threshold) << _SH_V), h_key, h_stamp, h_slot,
+                      stamp)
+            if j >= 0 and ((s_bits[i] & ~s_bits[j]) == 0 if by_bits else s_val[j] >= s_val[i]):
+                s_opt[i] |= np.int64(1) << 62
+                continue
         jused = _field(key, _SH_J, 3)
         for jl in range(jfloor, jused):
             j = _find((key & ~(np.int64(7) << _SH_J)) | (jl << _SH_J), h_key, h_stamp, h_slot, stamp)
@@ -347,8 +354,8 @@ def forward(lo, hi, jlo, jhi, fixed, weight, joker_weight, threshold, by_bits, w
                                                       ws_hslot, stamp, s_key, s_val, s_bits, s_parent, s_opt, top)
                                         if top >= STORE_CAP:
                                             return -1
-            top = _prune(end, top, c, c, 7, by_bits, ws_hkey, ws_hstamp, ws_hslot, stamp, s_key, s_val, s_bits,
-                         s_parent, s_opt)
+            top = _prune(end, top, c, c, 7, threshold, by_bits, ws_hkey, ws_hstamp, ws_hslot, stamp, s_key, s_val,
+                         s_bits, s_parent, s_opt)
             step += 1
             layer_start[step] = end
             begin, end = end, top
@@ -391,8 +398,8 @@ def forward(lo, hi, jlo, jhi, fixed, weight, joker_weight, threshold, by_bits, w
                                   ws_hslot, stamp, s_key, s_val, s_bits, s_parent, s_opt, top)
                     if top >= STORE_CAP:
                         return -1
-        top = _prune(end, top, 0, 3, 7 if by_bits else jlo, by_bits, ws_hkey, ws_hstamp, ws_hslot, stamp, s_key, s_val, s_bits, s_parent,
-                     s_opt)
+        top = _prune(end, top, 0, 3, 7 if by_bits else jlo, threshold, by_bits, ws_hkey, ws_hstamp, ws_hslot, stamp,
+                     s_key, s_val, s_bits, s_parent, s_opt)
         step += 1
         layer_start[step] = end
         begin, end = end, top
