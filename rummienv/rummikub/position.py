@@ -58,7 +58,12 @@ def to_dict(state: RummikubState) -> dict[str, Any]:
 
 
 def load_state(position: dict[str, Any]) -> RummikubState:
-    """Build a state from a position; the pool may be left out (it is then the missing pieces)."""
+    """Build a state from a position.
+
+    The pool may be left out: it is then every piece not in a rack or on the
+    table, in sorted order. Where it is given, pieces found nowhere are out of
+    the round (scripted positions need not list all 106).
+    """
     if not isinstance(position, dict):
         raise PositionError(f"a position is a JSON object, got {type(position).__name__}")
     unknown = set(position) - _KEYS
@@ -84,12 +89,11 @@ def load_state(position: dict[str, Any]) -> RummikubState:
     state.table = table.astype(np.int8)
     state._set_table(sets)
     placed = state.racks.astype(np.int64).sum(axis=0) + table
-    if "pool" in position:
+    if "pool" in position:  # pieces in no rack, set or pool are out of this round
         pool = parse_tiles(position["pool"])
-        total = placed + counts_of(pool)
-        _check_counts(total, rules, exact=True)
+        _check_counts(placed + counts_of(pool), rules)
     else:
-        _check_counts(placed, rules, exact=False)
+        _check_counts(placed, rules)
         pool = tiles_of(full_set(rules) - placed)
     state.pool = list(reversed(pool))
     state.opened = _read_bools(position.get("opened", [False] * p), p)
@@ -132,18 +136,13 @@ def _read_set(raw: Any, index: int) -> tuple[str, tuple[int, ...]]:
     return kind, pieces
 
 
-def _check_counts(total: np.ndarray, rules: RummikubRules, exact: bool) -> None:
+def _check_counts(total: np.ndarray, rules: RummikubRules) -> None:
     full = full_set(rules).astype(np.int64)
     for t in range(NUM_TYPES):
         if total[t] > full[t]:
             raise PositionError(
                 f"tile {tile_name(t)} appears {int(total[t])} times in racks, table and pool; "
                 f"only {int(full[t])} exist in {rules.game}"
-            )
-        if exact and total[t] < full[t]:
-            raise PositionError(
-                f"tile {tile_name(t)} appears {int(total[t])} times but {int(full[t])} exist in {rules.game}; "
-                "every piece must be in a rack, on the table or in the pool (or leave the pool out)"
             )
 
 

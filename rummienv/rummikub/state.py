@@ -392,15 +392,13 @@ def _set_order(s: TableSet) -> tuple:
 
 
 def _draw_for_start(rng: np.random.Generator, players: int, rules: RummikubRules) -> int:
-    """T2: each draws a piece, the highest number starts; ties and jokers draw again."""
+    """T2: each draws a piece, the highest number starts; jokers and ties draw again."""
     contenders = list(range(players))
+    pieces = np.repeat(np.arange(NUM_TYPES), full_set(rules).astype(np.int64))
     while True:
-        pieces = np.repeat(np.arange(NUM_TYPES), full_set(rules).astype(np.int64))
-        drawn = rng.choice(pieces, size=len(contenders), replace=False)
-        numbers = [0 if t == JOKER else number_of(int(t)) for t in drawn]
+        numbered = (int(t) for t in rng.permutation(pieces) if t != JOKER)  # a joker is drawn again
+        numbers = [number_of(next(numbered)) for _ in contenders]
         best = max(numbers)
-        if best == 0:
-            continue
         top = [c for c, n in zip(contenders, numbers, strict=True) if n == best]
         if len(top) == 1:
             return top[0]
