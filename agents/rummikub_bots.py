@@ -1,0 +1,134 @@
+"""Hand-written players for Rummikub and its card edition.
+
+The solver decides a turn's play as a multiset; the action space lays it down one
+piece at a time. So a planning bot decides once at the start of its turn, then
+places the planned pieces and commits, re-planning only if what is staged no
+longer fits the plan (it may be driven one step at a time, by anyone).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from agents.base import BaseAgent, View, first_legal
+from rummienv.rules import RummikubRules
+from rummienv.rummikub import actions as A
+from rummienv.rummikub import solver
+from rummienv.tiles import JOKER, NUM_TYPES, counts_of
+
+_PLACES = range(A.PLACE, A.PLACE + NUM_TYPES)
+
+
+@dataclass
+class Position:
+    """The solver's inputs as the acting seat sees them."""
+
+    table: np.ndarray  # free jokers only at index 52
+    rack: np.ndarray  # staged pieces included
+    staged: np.ndarray
+    solver_args: dict[str, Any]
+
+
+def position_of(view: View, rules: RummikubRules) -> Position:
+    fixed = np.asarray(view["fixed_jokers"], dtype=np.int64)
+    table = np.asarray(view["table"], dtype=np.int64).copy()
+    table[JOKER] -= fixed.sum()
+    if view["opened"]:
+        args: dict[str, Any] = {"opened": True, "fixed": fixed}
+    else:
+        args = {"opened": False, "threshold": rules.opening_threshold}
+    rack = counts_of(view["rack"]).astype(np.int64)
+    return Position(table, rack, counts_of(view["staged"]).astype(np.int64), args)
+
+
+def end_turn(mask: np.ndarray) -> int:
+    """Draw, else pass; a forced swap (empty pool, nothing else legal) is the last resort."""
+    action = first_legal(mask, (A.DRAW, A.PASS))
+    return action if action is not None else int(np.flatnonzero(mask)[0])
+
+
+class GreedyAgent(BaseAgent):
+    """Lays down the first legal play the mask leads to: lowest pieces first, commit at once.
+
+    It opens as soon as it can and never rearranges on purpose; the mask alone
+    suffices, because it only offers pieces that some legal play contains.
+    """
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        action = first_legal(action_mask, (A.COMMIT, *_PLACES))
+        return action if action is not None else end_turn(action_mask)
+
+
+class PlanningAgent(BaseAgent):
+    """Plays a whole turn's plan, chosen by ``choose``, piece by piece."""
+
+    reads_view = True
+
+    def __init__(self, rules: RummikubRules, seed: int | None = None) -> None:
+        super().__init__(seed)
+        self.rules = rules
+        self.plan: np.ndarray | None = None
+
+    def choose(self, pos: Position, view: View) -> np.ndarray | None:
+        """The play (counts, staged included) to make this turn, or None to draw."""
+        raise NotImplementedError
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        view = self._require_view()
+        pos = position_of(view, self.rules)
+        plan = self.plan
+        if not pos.staged.any() or plan is None or (pos.staged > plan).any() or (plan > pos.rack).any():
+            plan = self.plan = self.choose(pos, view)
+        if plan is None:
+            return end_turn(action_mask)
+        action = first_legal(action_mask, np.flatnonzero(plan > pos.staged) + A.PLACE)
+        if action is None and (plan > pos.staged).any():
+            self.plan = None  # the plan no longer fits this table: give up the turn
+            return end_turn(action_mask)
+        if action is not None:
+            return action
+        return A.COMMIT if action_mask[A.COMMIT] else end_turn(action_mask)
+
+
+class MaxTilesAgent(PlanningAgent):
+    """Every turn, the solver's play with the most pieces: the per-turn optimum."""
+
+    def choose(self, pos: Position, view: View) -> np.ndarray | None:
+        sol = solver.best_play(pos.table, pos.rack, pos.staged, **pos.solver_args)
+        return None if sol is None else sol.play.astype(np.int64)
+
+
+class HoldBackAgent(PlanningAgent):
+    """Keeps its jokers and sheds points only when the round may end soon.
+
+    The per-turn optimum spends jokers as soon as they add a piece; a joker kept
+    back makes later plays (and going out) far likelier. So this bot goes out
+    whenever it can; otherwise, while the round is young, it plays the most
+    pieces it can without its own jokers (using them only to open); and once an
+    opponent's rack is short or the pool is low it plays the most points,
+    jokers included, to cut what it would lose if someone else goes out.
+    """
+
+    def __init__(self, rules: RummikubRules, seed: int | None = None, *,
+                 short_rack: int = 4, low_pool: int = 10) -> None:
+        super().__init__(rules, seed)
+        self.short_rack = short_rack
+        self.low_pool = low_pool
+
+    def choose(self, pos: Position, view: View) -> np.ndarray | None:
+        best = solver.best_play(pos.table, pos.rack, pos.staged, **pos.solver_args)
+        if best is None or best.play.sum() == pos.rack.sum():
+            return None if best is None else best.play.astype(np.int64)
+        if min(view["rack_sizes"][1:]) <= self.short_rack or view["pool_size"] <= self.low_pool:
+            sol = solver.best_play(pos.table, pos.rack, pos.staged, objective="points",
+                                   joker_penalty=self.rules.joker_penalty, **pos.solver_args)
+            return sol.play.astype(np.int64)
+        kept = pos.rack.copy()
+        kept[JOKER] = pos.staged[JOKER]  # a swapped-in joker is staged and must go down
+        sol = solver.best_play(pos.table, kept, pos.staged, **pos.solver_args)
+        if sol is None:
+            return None if view["opened"] else best.play.astype(np.int64)
+        return sol.play.astype(np.int64)

@@ -1,0 +1,297 @@
+"""Play a game against bots in the terminal.
+
+    python -m rummienv.play --game rummikub --opponents max_tiles greedy
+    python -m rummienv.play --game rummy500 --opponents value --seed 3
+
+The person's turn runs the rules' clock (T12: 60 s, K8: 2 minutes; ``--clock``
+changes or turns it off) and its time-out rule. Input is read with a timeout
+on the raw stream, not a blocking readline, so the clock also runs when moves
+come from a script through a pipe; the end of input quits.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import select
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from rummienv import play_text as text
+from rummienv.errors import IllegalActionError, NotationError
+from rummienv.rules import make_rules
+
+GAMES = ("rummikub", "rummikub_cards", "rummy500")
+MAX_BOT_ACTIONS = 1000  # a bot that never ends its turn is a bug, not a long turn
+
+
+class LineReader:
+    """Lines from a file descriptor, each read with a deadline."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.buffer = b""
+        self.ended = False
+
+    def readline(self, timeout: float | None) -> str | None:
+        """The next line, or None when ``timeout`` seconds pass first; EOFError at the end."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while b"\n" not in self.buffer and not self.ended:
+            left = None if deadline is None else deadline - time.monotonic()
+            if left is not None and left <= 0:
+                return None
+            ready, _, _ = select.select([self.fd], [], [], left)
+            if not ready:
+                return None
+            chunk = os.read(self.fd, 4096)
+            self.ended = not chunk
+            self.buffer += chunk
+        if not self.buffer:
+            raise EOFError
+        line, _, self.buffer = self.buffer.partition(b"\n")
+        return line.decode(errors="replace").strip()
+
+
+def say(*lines: str) -> None:
+    print(*lines, sep="\n", flush=True)
+
+
+def deal_number(state: Any) -> int:
+    view = state.view(0)
+    return view["hand_number"] if view["game"] == "rummy500" else view["round"]
+
+
+class Session:
+    """One person, some bots, one game."""
+
+    def __init__(self, state: Any, human: int, bots: dict[int, Any], names: list[str],
+                 clock: float | None, reader: LineReader) -> None:
+        self.state = state
+        self.game = state.rules.game
+        self.human = human
+        self.bots = bots
+        self.names = names
+        self.clock = clock
+        self.reader = reader
+
+    def run(self) -> bool:
+        """Play to the end; False if the person quit."""
+        say(text.help_text(self.game))
+        while not self.state.is_terminal():
+            deal = deal_number(self.state)
+            if self.state.current_player == self.human:
+                if not self.human_turn():
+                    say("you quit; the game was not finished")
+                    return False
+            else:
+                self.bot_turn()
+            if not self.state.is_terminal() and deal_number(self.state) != deal:
+                say(f"--- next {'hand' if self.game == 'rummy500' else 'round'}; totals so far: "
+                    f"{self.totals()} ---")
+        self.final_scores()
+        return True
+
+    def human_turn(self) -> bool:
+        state = self.state
+        deadline = None if self.clock is None else time.monotonic() + self.clock
+        say("", text.render(state, self.human, self.names))
+        turn = (deal_number(state), len(getattr(state, "history", ())))
+        while not state.is_terminal() and state.current_player == self.human:
+            left = None if deadline is None else deadline - time.monotonic()
+            print(f"seat {self.human}" + ("" if left is None else f" [{max(left, 0):.0f}s]") + "> ",
+                  end="", flush=True)
+            try:
+                line = self.reader.readline(left)
+            except EOFError:
+                return False
+            if line is None:
+                self.time_out()
+                return True
+            if not line:
+                continue
+            verb = line.split()[0].lower()
+            if verb == "quit":
+                return False
+            if verb == "help":
+                say(text.help_text(self.game))
+            elif verb in ("hint", "auto"):
+                suggestion = self.suggest()
+                if verb == "hint":
+                    say(f"hint: {text.as_command(self.game, suggestion)}")
+                else:
+                    self.apply(suggestion, text.as_command(self.game, suggestion))
+            else:
+                self.move(line)
+            state = self.state
+            if not state.is_terminal() and state.current_player == self.human and turn != self._turn():
+                say(text.render(state, self.human, self.names))
+                turn = self._turn()
+        return True
+
+    def _turn(self) -> tuple[int, int]:
+        return (deal_number(self.state), len(getattr(self.state, "history", ())))
+
+    def move(self, line: str) -> None:
+        try:
+            actions = text.parse_move(self.game, line, self.state)
+        except (NotationError, IllegalActionError) as exc:
+            say(f"not understood: {exc}")
+            return
+        self.apply(actions, line)
+
+    def apply(self, actions: list[int], line: str) -> None:
+        """Play all of a move or none of it: it is tried on a copy first."""
+        trial = self.state.clone()
+        for action in actions:
+            try:
+                trial.apply_action(action)
+            except IllegalActionError as exc:
+                say(f"not legal: {line!r}: {text.why_not(trial, action, exc)}")
+                return
+        self.state = trial
+        if self.state.is_terminal() or self.state.current_player != self.human:
+            say(f"you: {text.describe_turn(self.game, actions)}")
+
+    def time_out(self) -> None:
+        state = self.state
+        before = int(state.racks[self.human].sum())
+        state.apply_timeout()
+        after = int(state.racks[self.human].sum())
+        rule = "K8" if state.rules.timeout_rule == "keep_valid" else "T12"
+        if after >= before:
+            change = f"you drew {after - before}"
+        else:
+            change = f"{before - after} valid tiles stayed on the table"
+        say(f"time is up ({self.clock:g} s, {rule}): {change}")
+
+    def bot_turn(self) -> None:
+        state, seat = self.state, self.state.current_player
+        from agents.base import decide
+
+        deal, actions = deal_number(state), []
+        while not state.is_terminal() and state.current_player == seat and deal_number(state) == deal:
+            if len(actions) >= MAX_BOT_ACTIONS:
+                raise RuntimeError(f"bot {self.names[seat]} did not end its turn in {MAX_BOT_ACTIONS} actions")
+            action = decide(self.bots[seat], state)
+            state.apply_action(action)
+            actions.append(action)
+        say(f"seat {seat} ({self.names[seat]}): {text.describe_turn(self.game, actions)}")
+
+    def suggest(self) -> list[int]:
+        """What the strongest per-turn bot would do here, as seen from the person's seat."""
+        from agents.base import decide
+        from agents.registry import make_agent
+
+        if self.game == "rummy500":
+            return [decide(make_agent("value", self.state.rules, self.state.num_players), self.state)]
+        from agents.rummikub_bots import MaxTilesAgent, end_turn, position_of
+        from rummienv.rummikub import actions as RA
+        from rummienv.tiles import tiles_of
+
+        view = self.state.view(self.human)
+        pos = position_of(view, self.state.rules)
+        plan = MaxTilesAgent(self.state.rules).choose(pos, view)
+        if plan is None:
+            return [end_turn(self.state.legal_action_mask())]
+        return [RA.PLACE + t for t in tiles_of(plan - pos.staged)] + [RA.COMMIT]
+
+    def totals(self) -> str:
+        if self.game == "rummy500":
+            values = self.state.view(0)["scores"]
+        else:
+            values = self.state.totals
+        return ", ".join(f"{self.names[s]} {v}" for s, v in enumerate(values))
+
+    def final_scores(self) -> None:
+        state = self.state
+        scores = state.exact_scores() if hasattr(state, "exact_scores") else state.scores()
+        say("", "game over. scores:")
+        for seat, score in enumerate(scores):
+            say(f"  seat {seat} ({self.names[seat]}): {float(score):+g}")
+        best = max(scores)
+        say("winner: " + ", ".join(self.names[s] for s, x in enumerate(scores) if x == best))
+
+
+def build(args: argparse.Namespace) -> tuple[Any, list[str]]:
+    """The starting state and the opponents' specs, from a deal or a position file."""
+    if args.position:
+        position = json.loads(Path(args.position).read_text())
+        game = position.get("game")
+        if game == "rummy500":
+            from rummienv.rummy500 import load_state
+        elif game in ("rummikub", "rummikub_cards"):
+            from rummienv.rummikub import load_state
+        else:
+            raise ValueError(f"position game must be one of {list(GAMES)}, got {game!r}")
+        state = load_state(position)
+        opponents = args.opponents or ["greedy"] * (state.num_players - 1)
+        if len(opponents) != state.num_players - 1:
+            raise ValueError(f"the position has {state.num_players} seats: name {state.num_players - 1} opponents")
+        return state, opponents
+    opponents = args.opponents or ["greedy"]
+    players = 1 + len(opponents)
+    if args.game == "rummy500":
+        from rummienv.rummy500 import Rummy500Game
+
+        rules = make_rules("rummy500", {"whole_game": True} if args.whole_game else None)
+        return Rummy500Game(rules, players).new_initial_state(args.seed), opponents
+    from rummienv.rummikub import RummikubGame
+
+    return RummikubGame(args.game, players, whole_game=args.whole_game).new_initial_state(args.seed), opponents
+
+
+def clock_of(arg: str | None, rules: Any) -> float | None:
+    if arg == "off":
+        return None
+    if rules.game == "rummy500":
+        if arg is not None:
+            raise ValueError("Rummy 500 has no turn clock (F13); use --clock off or leave it out")
+        return None
+    if arg is None:
+        return rules.turn_seconds or None
+    try:
+        seconds = float(arg)
+    except ValueError:
+        raise ValueError(f"--clock takes seconds or 'off', got {arg!r}") from None
+    if seconds <= 0:
+        raise ValueError(f"--clock must be positive seconds or 'off', got {arg!r}")
+    return seconds
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m rummienv.play", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--game", choices=GAMES, default="rummikub")
+    parser.add_argument("--opponents", nargs="+", help="bot names or checkpoints, one per other seat "
+                        "(default: one greedy bot)")
+    parser.add_argument("--seat", type=int, default=0, help="your seat (0 = first in the deal's order)")
+    parser.add_argument("--seed", type=int, default=None, help="deal seed (default: random)")
+    parser.add_argument("--clock", help="turn clock in seconds, or 'off' (default: the rules' clock)")
+    parser.add_argument("--position", help="start from a JSON position instead of a new deal")
+    parser.add_argument("--whole-game", action="store_true", help="play all rounds, not one")
+    args = parser.parse_args(argv)
+    if args.seed is None:
+        args.seed = int.from_bytes(os.urandom(4), "little")
+    try:
+        state, opponents = build(args)
+        clock = clock_of(args.clock, state.rules)
+        if not 0 <= args.seat < state.num_players:
+            raise ValueError(f"--seat must be 0..{state.num_players - 1}")
+        from agents.registry import make_agent
+
+        others = [s for s in range(state.num_players) if s != args.seat]
+        bots = {s: make_agent(spec, state.rules, state.num_players, seed=args.seed + s)
+                for s, spec in zip(others, opponents, strict=True)}
+    except (ValueError, OSError) as exc:
+        parser.exit(2, f"error: {exc}\n")
+    names = ["you" if s == args.seat else str(opponents[others.index(s)]) for s in range(state.num_players)]
+    say(f"{state.rules.game}: you are seat {args.seat}; seed {args.seed}; clock "
+        + ("off" if clock is None else f"{clock:g} s"))
+    Session(state, args.seat, bots, names, clock, LineReader(sys.stdin.fileno())).run()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

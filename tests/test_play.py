@@ -1,0 +1,89 @@
+"""The terminal game driven by a script: whole games, refused moves, the turn clock."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+
+import pytest
+
+# Seat 1 (the bot) goes out with r1 r2 r3 on its first turn; seat 0 (the person) moves first.
+POSITION = {
+    "game": "rummikub",
+    "racks": [["k10", "k11", "k12", "o2", "o5", "b7", "b9", "r4", "r8", "k6", "o13", "b1", "r13", "k4"],
+              ["r1", "r2", "r3"]],
+    "table": [["o7", "o8", "o9"]],
+    "opened": [False, True],
+    "current_player": 0,
+}
+
+
+def start(args):
+    cmd = [sys.executable, "-m", "rummienv.play", *args]
+    return subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+@pytest.fixture
+def position(tmp_path):
+    path = tmp_path / "position.json"
+    path.write_text(json.dumps(POSITION))
+    return str(path)
+
+
+def test_rummy500_whole_hand_from_a_script_with_refused_moves():
+    moves = ["bogus", "discard AS", "meld 2S 3S", "hint"] + ["auto"] * 400
+    run = subprocess.run([sys.executable, "-m", "rummienv.play", "--game", "rummy500", "--opponents", "value",
+                          "--seed", "3"], input="\n".join(moves) + "\n", capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    out = run.stdout
+    assert "not understood: unknown move 'bogus'" in out
+    assert "not legal: 'discard AS'" in out and "the turn starts with a draw" in out
+    assert "is not a group or run" in out
+    assert "hint: draw" in out or "hint: take" in out
+    assert "seat 1 (value):" in out and "your hand (13):" in out
+    assert "game over. scores:" in out and "winner:" in out
+
+
+def test_rummikub_refused_moves_then_time_out_then_the_bot_goes_out(position):
+    """The input stays open and silent after two refused moves, as a person who stops typing."""
+    proc = start(["--position", position, "--opponents", "max_tiles", "--clock", "3"])
+    began = time.monotonic()
+    try:
+        proc.stdin.write("place b13\nplay k10 k11\n")
+        proc.stdin.flush()
+        proc.wait(timeout=60)
+        out, err = proc.stdout.read(), proc.stderr.read()
+    finally:
+        proc.kill()
+        proc.stdin.close()
+    assert proc.returncode == 0, err
+    assert "b13 is not in your rack" in out
+    assert "do not make a legal play yet" in out and "worth 30 or more" in out
+    assert "time is up (3 s, T12): you drew 3" in out
+    assert "seat 1 (max_tiles): played r1 r2 r3" in out
+    assert "seat 0 (you): -" in out and "winner: max_tiles" in out
+    assert time.monotonic() - began < 30
+
+
+def test_rummikub_play_command_and_hint(position):
+    run = subprocess.run([sys.executable, "-m", "rummienv.play", "--position", position, "--opponents", "greedy",
+                          "--clock", "off"], input="hint\nplay k10 k11 k12\n", capture_output=True, text=True,
+                         timeout=60)
+    assert run.returncode == 0, run.stderr
+    assert "hint: play k10 k11 k12" in run.stdout
+    assert "you: played k10 k11 k12" in run.stdout
+    assert "game over" in run.stdout
+
+
+def test_end_of_input_quits_and_bad_options_are_refused(position):
+    run = subprocess.run([sys.executable, "-m", "rummienv.play", "--game", "rummy500", "--seed", "1"],
+                         input="", capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0 and "you quit" in run.stdout
+    run = subprocess.run([sys.executable, "-m", "rummienv.play", "--game", "rummy500", "--clock", "5"],
+                         input="", capture_output=True, text=True, timeout=60)
+    assert run.returncode == 2 and "F13" in run.stderr
+    run = subprocess.run([sys.executable, "-m", "rummienv.play", "--position", position, "--opponents", "a", "b"],
+                         input="", capture_output=True, text=True, timeout=60)
+    assert run.returncode == 2 and "name 1 opponents" in run.stderr
