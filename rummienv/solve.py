@@ -25,18 +25,15 @@ from rummienv.tiles import JOKER, NUMBERS, counts_of, parse_tiles, tile_name, ti
 def read_table(text: str, jokers_keep_number: bool) -> tuple[np.ndarray, np.ndarray, list[list[int]]]:
     """Table counts (index 52: free jokers), jokers fixed per number, and the sets as laid."""
     fixed = np.zeros(NUMBERS + 1, dtype=np.int64)
-    if "|" not in text:
+    if "|" not in text and not jokers_keep_number:
         counts = counts_of(parse_tiles(text))
-        if jokers_keep_number and counts[JOKER]:
-            raise PositionError("in the card edition table jokers keep their number: write the table as sets, "
-                                "separated by '|', so each joker's place says what it stands for")
         layout = solver.arrange(counts) if counts.any() else solver.Layout()
         if layout is None:
             raise PositionError("the table cannot be laid out as valid sets")
         return counts, fixed, layout.sets
     counts = np.zeros(53, dtype=np.int64)
     sets = []
-    for i, chunk in enumerate(text.split("|")):
+    for i, chunk in enumerate(c for c in text.split("|") if c.strip()):
         pieces = parse_tiles(chunk)
         kind = set_kind(pieces)
         if kind is None:
