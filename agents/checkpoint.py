@@ -1,0 +1,94 @@
+"""Checkpoints: written atomically, read without unpickling arbitrary objects.
+
+A checkpoint is one ``torch.save`` of a dict holding tensors and plain Python
+values only, so ``torch.load(weights_only=True)`` reads it and a hostile file
+cannot run code. It is written to a temporary file beside the target and moved
+into place with ``os.replace``, so an interrupted write never leaves a half file
+where a good one was.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import warnings
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from agents.ppo import ActorCritic, PolicyAgent
+
+FORMAT = "rummienv-ppo-checkpoint"
+VERSION = 1
+
+
+class CheckpointError(ValueError):
+    """A file that is not a readable checkpoint of this project, or not for this game."""
+
+
+def save_checkpoint(path: str | Path, payload: dict[str, Any]) -> None:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            torch.save({"format": FORMAT, "version": VERSION, **payload}, handle)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def load_checkpoint(path: str | Path) -> dict[str, Any]:
+    """The checkpoint's dict, or a CheckpointError saying why the file is refused."""
+    path = Path(path)
+    if not path.is_file():
+        raise CheckpointError(f"checkpoint {str(path)!r} does not exist")
+    try:
+        with warnings.catch_warnings():  # torch warns about a foreign file's pickle protocol before failing
+            warnings.simplefilter("ignore", UserWarning)
+            data = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as exc:  # torch raises many types for damaged or foreign files
+        raise CheckpointError(
+            f"checkpoint {str(path)!r} is corrupt or not a checkpoint of this project "
+            f"(torch.load with weights_only=True failed: {type(exc).__name__}: {str(exc).splitlines()[0]})"
+        ) from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise CheckpointError(f"checkpoint {str(path)!r} is not a rummienv PPO checkpoint (no {FORMAT!r} marker)")
+    if data.get("version") != VERSION:
+        raise CheckpointError(
+            f"checkpoint {str(path)!r} has format version {data.get('version')!r}; this code reads {VERSION}"
+        )
+    for key in ("config", "model", "model_shape", "global_step"):
+        if key not in data:
+            raise CheckpointError(f"checkpoint {str(path)!r} lacks {key!r}: it is damaged or incomplete")
+    return data
+
+
+def network_from(data: dict[str, Any]) -> ActorCritic:
+    net = ActorCritic(**data["model_shape"])
+    try:
+        net.load_state_dict(data["model"])
+    except RuntimeError as exc:
+        raise CheckpointError(f"checkpoint weights do not fit the network they describe: {exc}") from None
+    return net
+
+
+def load_agent(path: str | Path, game: Any, num_players: int, seed: int | None = 0,
+               greedy: bool = False) -> PolicyAgent:
+    """A checkpoint as an agent, refused if it was trained for another game or table size.
+
+    ``game`` is a game's name, its rules preset, or a Game built from them.
+    """
+    data = load_checkpoint(path)
+    name = game if isinstance(game, str) else getattr(game, "rules", game).game
+    trained = data["config"]
+    if (trained.get("game"), trained.get("num_players")) != (name, num_players):
+        raise CheckpointError(
+            f"checkpoint {str(path)!r} was trained for {trained.get('game')} with "
+            f"{trained.get('num_players')} players, not {name} with {num_players}"
+        )
+    return PolicyAgent(network_from(data), seed=seed, greedy=greedy, name=Path(path).stem)

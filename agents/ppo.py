@@ -1,0 +1,93 @@
+"""The actor-critic network and its masked policy, shared by training and play.
+
+Illegal actions are removed from the distribution by replacing their logits with
+a large negative number before the softmax, in acting and in the PPO update
+alike, so the policy never spends probability (or entropy) on moves the rules
+forbid, and the ratio in the update compares the same distributions that acted.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+from torch.distributions import Categorical
+
+# Finite, so that 0 * log(0) stays 0 in the entropy instead of becoming NaN.
+ILLEGAL_LOGIT = -1e8
+
+
+def layer_init(layer: nn.Linear, std: float = np.sqrt(2), bias_const: float = 0.0) -> nn.Linear:
+    """Orthogonal initialisation, as in the PPO implementation details."""
+    torch.nn.init.orthogonal_(layer.weight, std)
+    torch.nn.init.constant_(layer.bias, bias_const)
+    return layer
+
+
+def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    return torch.where(mask, logits, torch.full_like(logits, ILLEGAL_LOGIT))
+
+
+class ActorCritic(nn.Module):
+    """An MLP trunk shared by a policy head (one logit per action) and a value head."""
+
+    def __init__(self, obs_size: int, num_actions: int, hidden_size: int = 256, num_layers: int = 2) -> None:
+        super().__init__()
+        layers: list[nn.Module] = []
+        width = obs_size
+        for _ in range(num_layers):
+            layers += [layer_init(nn.Linear(width, hidden_size)), nn.ReLU()]
+            width = hidden_size
+        self.trunk = nn.Sequential(*layers)
+        self.actor = layer_init(nn.Linear(hidden_size, num_actions), std=0.01)
+        self.critic = layer_init(nn.Linear(hidden_size, 1), std=1.0)
+        self.shape = {"obs_size": obs_size, "num_actions": num_actions,
+                      "hidden_size": hidden_size, "num_layers": num_layers}
+
+    def get_value(self, obs: torch.Tensor) -> torch.Tensor:
+        return self.critic(self.trunk(obs)).squeeze(-1)
+
+    def policy(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[Categorical, torch.Tensor]:
+        """The masked action distribution and the state value."""
+        hidden = self.trunk(obs)
+        return Categorical(logits=masked_logits(self.actor(hidden), mask)), self.critic(hidden).squeeze(-1)
+
+    def get_action_and_value(
+        self, obs: torch.Tensor, mask: torch.Tensor, action: torch.Tensor | None = None
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+        dist, value = self.policy(obs, mask)
+        if action is None:
+            action = dist.sample()
+        return action, dist.log_prob(action), dist.entropy(), value
+
+
+class PolicyAgent:
+    """A network as a table agent: observation and mask in, action out.
+
+    It samples from its policy (the strategy PPO optimised; hidden information
+    makes deterministic play exploitable), from its own seeded generator so that
+    a match replays exactly; ``greedy=True`` plays the most likely action instead.
+    """
+
+    def __init__(self, net: ActorCritic, seed: int | None = 0, greedy: bool = False, name: str = "ppo") -> None:
+        self.name = name  # the label evaluation tables show
+        self.net = net.eval()
+        self.greedy = greedy
+        self.generator = torch.Generator().manual_seed(int(seed or 0))
+
+    @torch.no_grad()
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray, views: Any = None) -> np.ndarray:
+        """One action per row; ``views`` is accepted for the agent protocol and unused (learned
+        agents read the observation only)."""
+        obs = torch.as_tensor(np.asarray(observations, dtype=np.float32))
+        mask = torch.as_tensor(np.asarray(action_masks) != 0)
+        logits = masked_logits(self.net.actor(self.net.trunk(obs)), mask)
+        if self.greedy:
+            return logits.argmax(dim=-1).numpy()
+        probs = torch.softmax(logits, dim=-1)
+        return torch.multinomial(probs, 1, generator=self.generator).squeeze(-1).numpy()
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        return int(self.act_batch(observation[None], action_mask[None])[0])

@@ -1,0 +1,262 @@
+"""Self-play: many games in one process, and the pool of opponents they are played against.
+
+The learner sits at a random seat of each game; the other seats are played by one
+opponent drawn per game from a pool of the learner's own past snapshots, the
+baselines and the current network itself. Drawing favours the opponents the
+learner beats least (prioritised fictitious self-play, as in AlphaStar), so time
+goes where there is still something to learn.
+
+Games are stepped together: whenever every game waits on the learner, one
+batched forward pass chooses all its moves; opponents' moves are batched the same
+way per opponent. Between rollouts the whole pool, every game in flight (as its
+replay record) and the random generator are plain data, so a checkpoint holds
+them and a resumed run continues exactly where it stopped.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import torch
+
+from agents.base import reads_view
+from agents.ppo import ActorCritic, PolicyAgent
+from rummienv.core import State
+
+LATEST = "latest"
+# Points per unit of reward in 'score' mode: a round then lands in about [-1, 1].
+SCORE_SCALE = {"rummikub": 200.0, "rummikub_cards": 200.0, "rummy500": 100.0}
+# How fast an opponent's win statistics forget: about the last 50 games count.
+STATS_DECAY = 0.98
+# No opponent's weight falls below this share, so none is starved of games.
+MIN_WEIGHT = 0.02
+
+
+def make_game(name: str, num_players: int, rules: dict[str, Any] | None = None) -> Any:
+    """The game object of the state-machine layer, from a config's plain values."""
+    from rummienv.rules import make_rules
+
+    preset = make_rules(name, rules or None)
+    if name == "rummy500":
+        from rummienv.rummy500 import Rummy500Game
+
+        return Rummy500Game(preset, num_players)
+    from rummienv.rummikub import RummikubGame
+
+    return RummikubGame(preset, num_players)
+
+
+def game_shape(game: Any) -> tuple[int, int]:
+    """(observation size, number of actions) of a game at its table size."""
+    if hasattr(game, "observation_size"):
+        return game.observation_size, game.num_actions
+    from rummienv.rummikub import actions, observation
+
+    return observation.size(game.num_players), actions.NUM_ACTIONS
+
+
+def seat_rewards(state: State, mode: str, game_name: str) -> np.ndarray:
+    """Every seat's reward for a finished game: +1 sole winner / 0 shared / -1, or scaled points."""
+    scores = state.scores()
+    if mode == "score":
+        return scores / SCORE_SCALE[game_name]
+    winners = np.flatnonzero(scores == scores.max())
+    out = np.full(len(scores), -1.0)
+    out[winners] = 1.0 if len(winners) == 1 else 0.0
+    return out
+
+
+def derive_seed(*parts: int) -> int:
+    """An independent 63-bit seed for each (run seed, purpose, index) tuple."""
+    return int(np.random.SeedSequence([int(p) for p in parts]).generate_state(2, np.uint64)[0] >> np.uint64(1))
+
+
+def act_batch(agent: Any, states: list[State]) -> np.ndarray:
+    """One move per state for its seat to move, handing heuristics that seat's view only."""
+    obs = np.stack([s.observation(s.current_player) for s in states])
+    masks = np.stack([s.legal_action_mask() for s in states])
+    views = [s.view(s.current_player) for s in states] if reads_view(agent) else None
+    return agent.act_batch(obs, masks, views=views)
+
+
+class OpponentPool:
+    """Baselines, past snapshots and the current network, drawn by how hard they are.
+
+    Each entry keeps decayed counts of the learner's results against it (1 win,
+    0.5 shared, 0 loss); its weight is ``(1 - win rate) ** power``. The current
+    network itself takes a fixed share of games, since its strength moves with
+    every update.
+    """
+
+    def __init__(self, baselines: list[str], latest_prob: float, pool_size: int, power: float) -> None:
+        self.latest_prob = latest_prob
+        self.pool_size = pool_size
+        self.power = power
+        self.stats: dict[str, list[float]] = {name: [0.0, 0.0] for name in baselines}  # name -> [wins, games]
+        self.snapshots: dict[str, dict[str, torch.Tensor]] = {}
+
+    def win_rate(self, name: str) -> float:
+        wins, games = self.stats[name]
+        return (wins + 0.5) / (games + 1.0)  # half a win of prior: an unseen opponent counts as even
+
+    def weights(self) -> dict[str, float]:
+        raw = {name: max((1.0 - self.win_rate(name)) ** self.power, MIN_WEIGHT) for name in self.stats}
+        total = sum(raw.values())
+        return {name: w / total for name, w in raw.items()}
+
+    def sample(self, rng: np.random.Generator) -> str:
+        if not self.stats or rng.random() < self.latest_prob:
+            return LATEST
+        weights = self.weights()
+        names = list(weights)
+        return names[rng.choice(len(names), p=np.array([weights[n] for n in names]))]
+
+    def record(self, name: str, result: float) -> None:
+        if name in self.stats:
+            wins, games = self.stats[name]
+            self.stats[name] = [wins * STATS_DECAY + result, games * STATS_DECAY + 1.0]
+
+    def add_snapshot(self, name: str, net: ActorCritic) -> None:
+        """Freeze a copy of ``net``; past ``pool_size`` snapshots the oldest leaves."""
+        self.snapshots[name] = {k: v.detach().clone() for k, v in net.state_dict().items()}
+        self.stats[name] = [0.0, 0.0]
+        while len(self.snapshots) > self.pool_size:
+            oldest = next(iter(self.snapshots))
+            del self.snapshots[oldest]
+            del self.stats[oldest]
+
+    def state_dict(self) -> dict[str, Any]:
+        return {"stats": {k: list(v) for k, v in self.stats.items()}, "snapshots": dict(self.snapshots)}
+
+    def load_state_dict(self, data: dict[str, Any]) -> None:
+        self.stats = {k: [float(x) for x in v] for k, v in data["stats"].items()}
+        self.snapshots = dict(data["snapshots"])
+
+
+class SelfPlay:
+    """``num_envs`` games that always stop where the learner is to move.
+
+    ``reset`` and ``step`` return, per game, the learner's observation and mask;
+    ``step`` also returns the learner's reward and whether its last move ended
+    a game (the finished game is replaced by a new deal at once), which is the
+    vector-env convention CleanRL's PPO loop expects.
+    """
+
+    def __init__(self, game: Any, game_name: str, num_envs: int, pool: OpponentPool, learner: ActorCritic,
+                 reward: str, seed: int) -> None:
+        self.game, self.game_name, self.num_envs = game, game_name, num_envs
+        self.pool, self.learner, self.reward_mode, self.seed = pool, learner, reward, seed
+        self.num_players = game.num_players
+        self.rng = np.random.default_rng(derive_seed(seed, 1))
+        self.episodes = 0
+        self.env_steps = 0
+        self.states: list[State] = [None] * num_envs  # type: ignore[list-item]
+        self.seats = np.zeros(num_envs, dtype=np.int64)
+        self.opponent = [LATEST] * num_envs
+        self.agents: dict[str, Any] = {}
+        self.finished: list[tuple[str, float]] = []  # (opponent, learner's result) of games ended by step()
+
+    # --------------------------------------------------------------- rollouts
+    def begin_rollout(self, update: int) -> None:
+        """Fresh opponent agents for this rollout, seeded by the update so a resume replays them.
+
+        A game whose snapshot opponent has left the pool is finished by the current network.
+        """
+        self.opponent = [name if name in self.pool.stats else LATEST for name in self.opponent]
+        self.agents = {}
+        for k, name in enumerate(self.pool.stats):
+            seed = derive_seed(self.seed, 2, update, k)
+            if name in self.pool.snapshots:
+                net = ActorCritic(**self.learner.shape)
+                net.load_state_dict(self.pool.snapshots[name])
+                self.agents[name] = PolicyAgent(net, seed=seed)
+            else:
+                from agents.registry import make_agent
+
+                self.agents[name] = make_agent(name, self.game_name, self.num_players, seed)
+        self.agents[LATEST] = PolicyAgent(self.learner, seed=derive_seed(self.seed, 3, update))
+
+    def reset(self) -> tuple[np.ndarray, np.ndarray]:
+        self.begin_rollout(0)
+        for i in range(self.num_envs):
+            self._new_game(i)
+        self._advance(range(self.num_envs))
+        return self.observe()
+
+    def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        self.finished = []
+        rewards = np.zeros(self.num_envs, dtype=np.float32)
+        dones = np.zeros(self.num_envs, dtype=bool)
+        for i, action in enumerate(actions):
+            self.states[i].apply_action(int(action))
+        self.env_steps += self.num_envs
+        for i, reward in self._advance(range(self.num_envs)):
+            rewards[i], dones[i] = reward, True
+        obs, masks = self.observe()
+        return obs, masks, rewards, dones
+
+    def observe(self) -> tuple[np.ndarray, np.ndarray]:
+        obs = np.stack([s.observation(int(seat)) for s, seat in zip(self.states, self.seats, strict=True)])
+        masks = np.stack([s.legal_action_mask() for s in self.states]).astype(bool)
+        return obs, masks
+
+    # ------------------------------------------------------------- internals
+    def _new_game(self, i: int) -> None:
+        self.states[i] = self.game.new_initial_state(derive_seed(self.seed, 4, self.episodes))
+        self.episodes += 1
+        self.seats[i] = self.rng.integers(self.num_players)
+        self.opponent[i] = self.pool.sample(self.rng)
+
+    def _advance(self, envs: range | list[int]) -> list[tuple[int, float]]:
+        """Play opponents' moves until each game waits on the learner; return (env, reward) of ended games."""
+        ended = []
+        waiting = list(envs)
+        while waiting:
+            turns: dict[str, list[int]] = {}
+            for i in waiting:
+                state = self.states[i]
+                if state.is_terminal():
+                    reward = float(seat_rewards(state, self.reward_mode, self.game_name)[self.seats[i]])
+                    result = 1.0 if reward > 0 else 0.5 if reward == 0 else 0.0
+                    ended.append((i, reward))
+                    self.finished.append((self.opponent[i], result))
+                    self.pool.record(self.opponent[i], result)
+                    self._new_game(i)
+                if self.states[i].current_player != self.seats[i]:
+                    turns.setdefault(self.opponent[i], []).append(i)
+            for name, group in turns.items():
+                self._play(self.agents[name], group)
+            waiting = [i for group in turns.values() for i in group]
+        return ended
+
+    def _play(self, agent: Any, group: list[int]) -> None:
+        states = [self.states[i] for i in group]
+        self.env_steps += len(group)
+        for state, action in zip(states, act_batch(agent, states), strict=True):
+            state.apply_action(int(action))
+
+    # ----------------------------------------------------------- checkpoints
+    def state_dict(self) -> dict[str, Any]:
+        """Games in flight as replay records (seed and moves), plus the seat and opponent draws."""
+        return {
+            "games": [{"seed": int(s.seed), "history": [int(a) for a in s.history]} for s in self.states],
+            "seats": self.seats.tolist(),
+            "opponent": list(self.opponent),
+            "episodes": self.episodes,
+            "env_steps": self.env_steps,
+            "rng": self.rng.bit_generator.state,
+        }
+
+    def load_state_dict(self, data: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
+        """Replay every game in flight; return the learner's observations and masks."""
+        for i, record in enumerate(data["games"]):
+            state = self.game.new_initial_state(record["seed"])
+            for action in record["history"]:
+                state.apply_action(action)
+            self.states[i] = state
+        self.seats = np.array(data["seats"], dtype=np.int64)
+        self.opponent = list(data["opponent"])
+        self.episodes, self.env_steps = int(data["episodes"]), int(data["env_steps"])
+        self.rng.bit_generator.state = data["rng"]
+        return self.observe()

@@ -1,0 +1,220 @@
+"""The training run's settings: one dataclass, overridden field by field from YAML.
+
+Every field is checked when a file is read, so a typo or an out-of-range value
+stops the run before any compute is spent instead of silently training something
+else. The config is stored in every checkpoint as plain types, so a resumed run
+uses exactly the settings it started with.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, get_type_hints
+
+GAMES = ("rummikub", "rummikub_cards", "rummy500")
+REWARDS = ("win", "score")
+
+
+class ConfigError(ValueError):
+    """A training config naming an unknown field or holding a bad value."""
+
+
+def _knob(default: Any, *, lo: float | None = None, hi: float | None = None,
+          choices: tuple | None = None) -> Any:
+    """A field with its allowed range or choices, kept beside its default."""
+    meta = {"lo": lo, "hi": hi, "choices": choices}
+    if isinstance(default, (list, dict)):
+        return field(default_factory=lambda: type(default)(default), metadata=meta)
+    return field(default=default, metadata=meta)
+
+
+@dataclass
+class TrainConfig:
+    # ---------------------------------------------------------------- the run
+    name: str = "run"
+    """run name: checkpoint, curves and plot go to runs/<name>/"""
+    seed: int = _knob(1, lo=0)
+    """seed of the deals, the network's initialisation and every sampler"""
+    game: str = _knob("rummikub", choices=GAMES)
+    """which game to learn"""
+    num_players: int = _knob(2, lo=2, hi=4)
+    """seats at the table; the learner's seat varies from game to game"""
+    rules: dict = _knob({})
+    """rules overrides, field by field (see rummienv.rules); empty plays the preset"""
+    total_steps: int = _knob(100_000, lo=1)
+    """learner decisions to train on (opponents' moves are not counted here)"""
+    reward: str = _knob("win", choices=REWARDS)
+    """'win': +1 sole winner, 0 shared, -1 otherwise; 'score': the round's points, scaled"""
+
+    # ------------------------------------------------------------- PPO proper
+    num_envs: int = _knob(64, lo=1)
+    """games stepped side by side; the network's inference is batched across them"""
+    num_steps: int = _knob(64, lo=1)
+    """learner decisions per game per rollout (batch = num_envs * num_steps)"""
+    learning_rate: float = _knob(3e-4, lo=0.0, hi=1.0)
+    """Adam step size"""
+    anneal_lr: bool = True
+    """decay the step size linearly to zero over the run"""
+    gamma: float = _knob(1.0, lo=0.0, hi=1.0)
+    """discount; 1 because the only reward comes at the end of a round"""
+    gae_lambda: float = _knob(0.95, lo=0.0, hi=1.0)
+    """lambda of generalised advantage estimation"""
+    num_minibatches: int = _knob(4, lo=1)
+    """minibatches per epoch"""
+    update_epochs: int = _knob(4, lo=1)
+    """passes over each rollout"""
+    norm_adv: bool = True
+    """normalise advantages within a minibatch"""
+    clip_coef: float = _knob(0.2, lo=0.0, hi=1.0)
+    """PPO's policy-ratio clip"""
+    clip_vloss: bool = True
+    """clip the value loss as in the PPO paper's code"""
+    ent_coef: float = _knob(0.01, lo=0.0)
+    """entropy bonus (over legal actions only: illegal ones have zero probability)"""
+    vf_coef: float = _knob(0.5, lo=0.0)
+    """weight of the value loss"""
+    max_grad_norm: float = _knob(0.5, lo=0.0)
+    """global gradient-norm clip"""
+    target_kl: float = _knob(0.0, lo=0.0)
+    """stop an update's epochs early past this approximate KL; 0 never stops"""
+    hidden_size: int = _knob(256, lo=1)
+    """width of the shared trunk"""
+    num_layers: int = _knob(2, lo=1, hi=8)
+    """depth of the shared trunk"""
+
+    # ------------------------------------------------------------ opponents
+    baselines: list = _knob(["random", "greedy", "max_tiles"])
+    """baseline agents (agents.registry names) in the opponent pool"""
+    latest_prob: float = _knob(0.25, lo=0.0, hi=1.0)
+    """share of games against the current network itself (pure self-play)"""
+    snapshot_every: int = _knob(5, lo=1)
+    """updates between snapshots of the learner added to the pool"""
+    pool_size: int = _knob(8, lo=1)
+    """snapshots kept; the oldest goes first"""
+    pfsp_power: float = _knob(2.0, lo=0.0)
+    """opponent weight (1 - win rate) ** power: favour those the learner beats least"""
+
+    # ----------------------------------------------------------- warm start
+    imitation_teacher: str = ""
+    """baseline to clone before self-play (e.g. 'max_tiles'); empty skips the warm start"""
+    imitation_steps: int = _knob(20_000, lo=0)
+    """teacher decisions to record (every seat of teacher-only games)"""
+    imitation_epochs: int = _knob(4, lo=1)
+    """passes of behaviour cloning over the recording"""
+
+    # ---------------------------------------------------- evaluation and I/O
+    eval_every: int = _knob(10, lo=1)
+    """updates between evaluations (and one at the end)"""
+    eval_deals: int = _knob(50, lo=1)
+    """fixed duplicate deals per baseline (each played from every seat)"""
+    eval_opponents: list = _knob(["random", "greedy", "max_tiles"])
+    """baselines the learner is measured against"""
+    checkpoint_every: int = _knob(5, lo=1)
+    """updates between checkpoints (and one at the end)"""
+    torch_threads: int = _knob(1, lo=1)
+    """torch intra-op threads; 1 leaves the other core to the game engine's numba code"""
+
+    @property
+    def batch_size(self) -> int:
+        return self.num_envs * self.num_steps
+
+    @property
+    def minibatch_size(self) -> int:
+        return self.batch_size // self.num_minibatches
+
+    @property
+    def num_updates(self) -> int:
+        return max(1, -(-self.total_steps // self.batch_size))
+
+
+def _check(name: str, kind: Any, value: Any, meta: dict) -> Any:
+    """``value`` converted to the field's type, or a ConfigError naming the field."""
+    base = kind
+    if base is bool:
+        if not isinstance(value, bool):
+            raise ConfigError(f"config field {name!r} must be true or false, got {value!r}")
+    elif base in (int, float):
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ConfigError(f"config field {name!r} must be a number, got {value!r}")
+        if base is int and int(value) != value:
+            raise ConfigError(f"config field {name!r} must be a whole number, got {value!r}")
+        value = base(value)
+        lo, hi = meta.get("lo"), meta.get("hi")
+        if (lo is not None and value < lo) or (hi is not None and value > hi):
+            bounds = f"{'' if lo is None else lo}..{'' if hi is None else hi}"
+            raise ConfigError(f"config field {name!r} must be in {bounds}, got {value!r}")
+    elif base is str:
+        if not isinstance(value, str):
+            raise ConfigError(f"config field {name!r} must be a string, got {value!r}")
+    elif base is list:
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise ConfigError(f"config field {name!r} must be a list of names, got {value!r}")
+        value = list(value)
+    elif base is dict:
+        if not isinstance(value, dict):
+            raise ConfigError(f"config field {name!r} must be a mapping, got {value!r}")
+        value = dict(value)
+    choices = meta.get("choices")
+    if choices is not None and value not in choices:
+        raise ConfigError(f"config field {name!r} must be one of {list(choices)}, got {value!r}")
+    return value
+
+
+def from_dict(values: dict[str, Any]) -> TrainConfig:
+    """A config from plain values; unknown keys and bad values are refused by name."""
+    if not isinstance(values, dict):
+        raise ConfigError(f"a training config must be a mapping of field to value, got {values!r}")
+    fields = {f.name: f for f in dataclasses.fields(TrainConfig)}
+    hints = get_type_hints(TrainConfig)
+    unknown = sorted(set(values) - set(fields))
+    if unknown:
+        raise ConfigError(f"unknown config field {unknown[0]!r}; allowed: {sorted(fields)}")
+    checked = {k: _check(k, hints[k], v, dict(fields[k].metadata)) for k, v in values.items()}
+    config = TrainConfig(**checked)
+    _check_consistency(config)
+    return config
+
+
+def _check_consistency(config: TrainConfig) -> None:
+    from rummienv.rules import make_rules
+
+    try:
+        make_rules(config.game, config.rules or None)
+    except ValueError as exc:
+        raise ConfigError(f"config field 'rules': {exc}") from None
+    if config.batch_size < config.num_minibatches:
+        raise ConfigError(
+            f"config field 'num_minibatches' ({config.num_minibatches}) exceeds the batch "
+            f"num_envs * num_steps = {config.batch_size}"
+        )
+    if not config.baselines and config.latest_prob == 0.0:
+        raise ConfigError("config field 'latest_prob' is 0 and 'baselines' is empty: the pool would start empty")
+    if config.imitation_teacher and config.imitation_steps == 0:
+        raise ConfigError("config field 'imitation_steps' is 0 but 'imitation_teacher' is set")
+
+
+def load_config(path: str | Path, **overrides: Any) -> TrainConfig:
+    """Read a YAML config; keyword overrides (e.g. from the command line) win."""
+    import yaml
+
+    path = Path(path)
+    if not path.is_file():
+        raise ConfigError(f"config file {str(path)!r} does not exist")
+    try:
+        values = yaml.safe_load(path.read_text()) or {}
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"config file {str(path)!r} is not valid YAML: {exc}") from exc
+    if not isinstance(values, dict):
+        raise ConfigError(f"config file {str(path)!r} must hold a mapping of field to value")
+    values.update({k: v for k, v in overrides.items() if v is not None})
+    try:
+        return from_dict(values)
+    except ValueError as exc:
+        raise ConfigError(f"{path}: {exc}") from None
+
+
+def to_dict(config: TrainConfig) -> dict[str, Any]:
+    """Plain types only, so the checkpoint loads with ``torch.load(weights_only=True)``."""
+    return dataclasses.asdict(config)

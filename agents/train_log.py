@@ -1,0 +1,88 @@
+"""What a training run leaves behind besides the checkpoint: CSV curves, a plot, a table.
+
+The CSV files are the plain record (one row per update, one per evaluated
+opponent); TensorBoard gets the same numbers. A resumed run first drops rows
+written after the checkpoint it resumes from, so no update is counted twice.
+"""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+from typing import Any
+
+
+class CsvLog:
+    """Append-only rows with a fixed header (taken from the first row written)."""
+
+    def __init__(self, path: Path, keep_through_update: int | None = None) -> None:
+        self.path = path
+        self.fields: list[str] | None = None
+        if keep_through_update is None or not path.exists():
+            path.unlink(missing_ok=True)
+            return
+        with path.open(newline="") as handle:
+            rows = [r for r in csv.DictReader(handle) if int(r["update"]) <= keep_through_update]
+        path.unlink()
+        for row in rows:
+            self.write(row)
+
+    def write(self, row: dict[str, Any]) -> None:
+        new = self.fields is None
+        if new:
+            self.fields = list(row)
+        with self.path.open("a", newline="") as handle:
+            writer = csv.DictWriter(handle, fieldnames=self.fields)
+            if new:
+                writer.writeheader()
+            writer.writerow(row)
+
+
+def read_rows(path: Path) -> list[dict[str, str]]:
+    if not path.exists():
+        return []
+    with path.open(newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+def last_evaluation(eval_csv: Path) -> list[dict[str, Any]]:
+    """The rows of the latest evaluation in the CSV, numbers as numbers."""
+    rows = read_rows(eval_csv)
+    last = max((int(r["update"]) for r in rows), default=None)
+    return [{k: v if k == "opponent" else float(v) for k, v in r.items()} for r in rows if int(r["update"]) == last]
+
+
+def plot_win_rates(eval_csv: Path, png: Path, title: str) -> None:
+    """Win rate against learner steps, one line per baseline, with its 95% interval as a band."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = read_rows(eval_csv)
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for opponent in dict.fromkeys(r["opponent"] for r in rows):
+        mine = [r for r in rows if r["opponent"] == opponent]
+        steps = [int(r["global_step"]) for r in mine]
+        ax.plot(steps, [float(r["win_rate"]) for r in mine], marker="o", label=f"vs {opponent}")
+        ax.fill_between(steps, [float(r["win_low"]) for r in mine], [float(r["win_high"]) for r in mine], alpha=0.2)
+    ax.axhline(0.5, color="grey", linewidth=0.8, linestyle="--")
+    ax.set_xlabel("learner steps")
+    ax.set_ylabel("win rate (duplicate deals, 95% CI)")
+    ax.set_ylim(0, 1)
+    ax.set_title(title)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(png, dpi=120)
+    plt.close(fig)
+
+
+def format_table(results: list[dict[str, Any]]) -> str:
+    """The final evaluation as a fixed-width table."""
+    lines = [f"{'opponent':<12} {'games':>6} {'win rate':>8} {'95% CI':>15} {'mean score':>11} {'95% CI':>17}"]
+    for r in results:
+        win_ci = f"[{r['win_low']:.3f}, {r['win_high']:.3f}]"
+        score_ci = f"[{r['score_low']:.2f}, {r['score_high']:.2f}]"
+        lines.append(f"{r['opponent']:<12} {int(r['games']):>6} {r['win_rate']:>8.3f} {win_ci:>15} "
+                     f"{r['score']:>11.2f} {score_ci:>17}")
+    return "\n".join(lines)

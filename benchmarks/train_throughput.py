@@ -1,0 +1,59 @@
+"""Environment steps per second during training, per game, on this machine.
+
+Runs the real ``train.py`` on each game's config for a short budget and reads the
+speed it logs: every move of every seat (learner and opponents) per second of
+rollout and update time, warm start and evaluations excluded. The network that
+plays matters as much as the engine: in Rummikub a policy that stages pieces at
+random builds large tables full of jokers, on which the solver is slowest, so
+the configs' warm start (cloning max_tiles) is part of what is measured.
+
+    python benchmarks/train_throughput.py [--games rummy500 rummikub] [--updates 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+CONFIGS = {"rummy500": "rummy500_2p", "rummikub": "rummikub_2p", "rummikub_cards": "rummikub_cards_2p",
+           "rummikub_4p": "rummikub_4p"}
+
+
+def measure(config_name: str, updates: int, work: Path) -> dict[str, float]:
+    """Train ``updates`` updates of the config (with its warm start) and return the logged speed."""
+    values = yaml.safe_load((ROOT / "configs" / f"{config_name}.yaml").read_text())
+    batch = values["num_envs"] * values["num_steps"]
+    values.update(name=config_name, total_steps=updates * batch, eval_every=10**6, eval_deals=1,
+                  imitation_steps=min(values.get("imitation_steps", 0), 2000))
+    config = work / f"{config_name}.yaml"
+    config.write_text(yaml.safe_dump(values))
+    subprocess.run([sys.executable, str(ROOT / "train.py"), "--config", str(config), "--runs-dir", str(work)],
+                   cwd=ROOT, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    with (work / config_name / "metrics.csv").open(newline="") as handle:
+        last = list(csv.DictReader(handle))[-1]
+    return {"env_sps": float(last["env_steps_per_second"]), "env_steps": float(last["env_steps"]),
+            "learner_steps": float(last["global_step"]), "rollout_share": float(last["rollout_share"])}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", nargs="+", default=list(CONFIGS), choices=list(CONFIGS))
+    parser.add_argument("--updates", type=int, default=3, help="PPO updates timed per game")
+    args = parser.parse_args()
+    print(f"{'game':<16}{'env steps/s':>12}{'learner steps/s':>17}{'in rollout':>12}")
+    with tempfile.TemporaryDirectory() as work:
+        for game in args.games:
+            r = measure(CONFIGS[game], args.updates, Path(work))
+            learner_sps = r["env_sps"] * r["learner_steps"] / r["env_steps"]
+            print(f"{game:<16}{r['env_sps']:>12.0f}{learner_sps:>17.0f}{r['rollout_share']:>11.0%}", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,138 @@
+"""train.py end to end on the tiny Rummy 500 config: a run, an interrupted run, refusals."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import torch
+import yaml
+
+from agents.checkpoint import CheckpointError, load_agent, load_checkpoint
+
+ROOT = Path(__file__).resolve().parents[1]
+SMOKE = ROOT / "configs" / "smoke.yaml"
+
+
+def start_train(*args: str) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, str(ROOT / "train.py"), *args], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+
+
+def run_train(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(ROOT / "train.py"), *args], cwd=ROOT, capture_output=True,
+                          text=True, timeout=timeout)
+
+
+def run_in_process(monkeypatch: pytest.MonkeyPatch, *args: str) -> None:
+    """train.main() in this process (no interpreter start-up), leaving the signal handlers as they were."""
+    import train
+
+    monkeypatch.setattr(sys, "argv", ["train.py", *args])
+    handlers = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        train.main()
+    finally:
+        for sig, handler in handlers.items():
+            signal.signal(sig, handler)
+
+
+def refusal(monkeypatch: pytest.MonkeyPatch, *args: str) -> str:
+    """The message train.main() exits with, for failures that stop it before any work."""
+    with pytest.raises(SystemExit) as stop:
+        run_in_process(monkeypatch, *args)
+    return str(stop.value.code)
+
+
+def config_file(tmp_path: Path, name: str, **changes: object) -> Path:
+    values = yaml.safe_load(SMOKE.read_text())
+    values.update(name=name, **changes)
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(yaml.safe_dump(values))
+    return path
+
+
+def test_smoke_run_leaves_checkpoint_curves_plot_and_table(tmp_path: Path) -> None:
+    result = run_train("--config", str(SMOKE), "--runs-dir", str(tmp_path))
+    assert result.returncode == 0, result.stderr[-2000:]
+    run = tmp_path / "smoke"
+    for name in ("checkpoint.pt", "metrics.csv", "eval.csv", "win_rate.png", "config.yaml"):
+        assert (run / name).is_file(), name
+    assert "final evaluation" in result.stdout and "win rate" in result.stdout
+    data = load_checkpoint(run / "checkpoint.pt")
+    assert data["global_step"] >= yaml.safe_load(SMOKE.read_text())["total_steps"]
+    agent = load_agent(run / "checkpoint.pt", "rummy500", 2, seed=0)
+    from rummienv.rummy500 import Rummy500Game
+
+    state = Rummy500Game(None, 2).new_initial_state(3)
+    mask = state.legal_action_mask()
+    assert mask[agent.act(state.observation(state.current_player), mask)]
+    with pytest.raises(CheckpointError, match="trained for rummy500 with 2 players"):
+        load_agent(run / "checkpoint.pt", "rummikub", 2)
+
+
+def test_interrupted_run_resumes_to_the_same_result(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                    capsys: pytest.CaptureFixture) -> None:
+    """Ctrl-C mid-run, then --resume, ends exactly where an uninterrupted run ends."""
+    updates = 8
+    changes = {"total_steps": updates * 128, "checkpoint_every": 1, "eval_every": 100, "eval_deals": 2,
+               "imitation_teacher": ""}
+    config = config_file(tmp_path, "interrupted", **changes)
+    interrupted = start_train("--config", str(config), "--runs-dir", str(tmp_path))
+    run_in_process(monkeypatch, "--config", str(config_file(tmp_path, "straight", **changes)),
+                   "--runs-dir", str(tmp_path))  # meanwhile, on the other core
+    metrics = tmp_path / "interrupted" / "metrics.csv"
+    deadline = time.time() + 90
+    while not (metrics.exists() and len(metrics.read_text().splitlines()) > 2) and time.time() < deadline:
+        time.sleep(0.01)
+    interrupted.send_signal(signal.SIGINT)
+    out, err = interrupted.communicate(timeout=60)
+    assert interrupted.returncode == 0, err[-2000:]
+    assert "stopped at update" in out, out
+    assert 0 < load_checkpoint(tmp_path / "interrupted" / "checkpoint.pt")["update"] < updates
+
+    capsys.readouterr()
+    run_in_process(monkeypatch, "--config", str(config), "--runs-dir", str(tmp_path), "--resume")
+    assert "resumed" in capsys.readouterr().out
+    a = load_checkpoint(tmp_path / "straight" / "checkpoint.pt")
+    b = load_checkpoint(tmp_path / "interrupted" / "checkpoint.pt")
+    assert a["global_step"] == b["global_step"] == updates * 128
+    assert all(torch.equal(a["model"][k], b["model"][k]) for k in a["model"])
+    assert a["pool"]["stats"] == b["pool"]["stats"]
+    rows = metrics.read_text().splitlines()
+    assert [r.split(",")[0] for r in rows[1:]] == [str(u) for u in range(1, updates + 1)]  # none logged twice
+
+
+def test_corrupt_checkpoint_is_refused_with_a_message(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    run = tmp_path / "smoke"
+    run.mkdir()
+    (run / "checkpoint.pt").write_bytes(b"\x80\x04not a checkpoint at all")
+    message = refusal(monkeypatch, "--config", str(SMOKE), "--runs-dir", str(tmp_path), "--resume")
+    assert "corrupt or not a checkpoint" in message
+
+
+@pytest.mark.parametrize("content", ["garbage", "truncated", "foreign", "pickled_object"])
+def test_bad_checkpoint_files_are_refused(tmp_path: Path, content: str) -> None:
+    path = tmp_path / "x.pt"
+    if content == "garbage":
+        path.write_bytes(bytes(range(256)) * 4)
+    elif content == "truncated":
+        torch.save({"format": "rummienv-ppo-checkpoint", "version": 1, "model": {"w": torch.ones(1000)}}, path)
+        path.write_bytes(path.read_bytes()[:-200])
+    elif content == "foreign":
+        torch.save({"state_dict": {"w": torch.ones(3)}}, path)
+    else:
+        torch.save({"format": "rummienv-ppo-checkpoint", "evil": Path("/")}, path)
+    with pytest.raises(CheckpointError, match="checkpoint"):
+        load_checkpoint(path)
+
+
+def test_bad_config_is_refused_naming_the_field(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("game: rummy500\nnum_envz: 4\n")
+    message = refusal(monkeypatch, "--config", str(bad), "--runs-dir", str(tmp_path))
+    assert "unknown config field 'num_envz'" in message

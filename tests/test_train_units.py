@@ -1,0 +1,93 @@
+"""The training pieces on their own: config validation, the masked policy, the opponent pool."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from agents.ppo import ActorCritic, PolicyAgent
+from agents.selfplay import LATEST, OpponentPool, SelfPlay, make_game
+from agents.train_config import ConfigError, from_dict, load_config
+
+CONFIGS = Path(__file__).resolve().parents[1] / "configs"
+
+
+@pytest.mark.parametrize("path", sorted(CONFIGS.glob("*.yaml")), ids=lambda p: p.name)
+def test_shipped_configs_are_valid(path: Path) -> None:
+    config = load_config(path)
+    assert config.name == path.stem or path.stem == "smoke"
+
+
+@pytest.mark.parametrize(("values", "message"), [
+    ({"num_envz": 4}, "unknown config field 'num_envz'"),
+    ({"game": "chess"}, "config field 'game' must be one of"),
+    ({"num_envs": 0}, "config field 'num_envs' must be in 1.."),
+    ({"learning_rate": "fast"}, "config field 'learning_rate' must be a number"),
+    ({"anneal_lr": 1}, "config field 'anneal_lr' must be true or false"),
+    ({"num_players": 5}, "config field 'num_players' must be in 2..4"),
+    ({"total_steps": 1.5}, "config field 'total_steps' must be a whole number"),
+    ({"baselines": "random"}, "config field 'baselines' must be a list"),
+    ({"rules": {"jokers": 9}}, "config field 'rules'.*'jokers'"),
+    ({"num_envs": 2, "num_steps": 1, "num_minibatches": 4}, "'num_minibatches'"),
+])
+def test_bad_values_are_refused_by_name(values: dict, message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        from_dict(values)
+
+
+def test_yaml_errors_name_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "x.yaml"
+    path.write_text("game: [unclosed\n")
+    with pytest.raises(ConfigError, match="not valid YAML"):
+        load_config(path)
+    with pytest.raises(ConfigError, match="does not exist"):
+        load_config(tmp_path / "missing.yaml")
+
+
+def test_masked_policy_never_picks_an_illegal_action() -> None:
+    torch.manual_seed(0)
+    net = ActorCritic(10, 6, hidden_size=16)
+    obs = torch.randn(500, 10)
+    mask = torch.rand(500, 6) < 0.3
+    mask[torch.arange(500), torch.randint(0, 6, (500,))] = True
+    action, logprob, entropy, _ = net.get_action_and_value(obs, mask)
+    assert mask[torch.arange(500), action].all()
+    assert torch.isfinite(logprob).all() and torch.isfinite(entropy).all()
+    only = mask.sum(1) == 1
+    assert torch.allclose(entropy[only], torch.zeros(int(only.sum())), atol=1e-6)
+    agent = PolicyAgent(net, seed=1)
+    picks = agent.act_batch(obs.numpy(), mask.numpy().astype(np.int8))
+    assert mask.numpy()[np.arange(500), picks].all()
+
+
+def test_pool_favours_the_opponents_it_beats_least() -> None:
+    pool = OpponentPool(["random", "greedy"], latest_prob=0.0, pool_size=2, power=2.0)
+    for _ in range(40):
+        pool.record("random", 1.0)
+        pool.record("greedy", 0.0)
+    weights = pool.weights()
+    assert weights["greedy"] > 10 * weights["random"]
+    net = ActorCritic(4, 3, hidden_size=8)
+    for k in range(3):
+        pool.add_snapshot(f"s{k}", net)
+    assert list(pool.snapshots) == ["s1", "s2"] and "s0" not in pool.stats
+    rng = np.random.default_rng(0)
+    assert {pool.sample(rng) for _ in range(200)} <= {"random", "greedy", "s1", "s2"}
+    assert OpponentPool([], 0.5, 2, 2.0).sample(rng) == LATEST
+
+
+def test_selfplay_stops_at_the_learner_turn_in_every_game() -> None:
+    game = make_game("rummy500", 3)
+    net = ActorCritic(game.observation_size, game.num_actions, hidden_size=16)
+    pool = OpponentPool(["random"], latest_prob=0.5, pool_size=2, power=1.0)
+    envs = SelfPlay(game, "rummy500", 6, pool, net, "win", seed=3)
+    obs, masks = envs.reset()
+    for _ in range(100):
+        assert all(s.current_player == seat for s, seat in zip(envs.states, envs.seats, strict=True))
+        legal = [np.flatnonzero(m) for m in masks]
+        obs, masks, rewards, dones = envs.step(np.array([a[0] for a in legal]))
+        assert set(rewards[~dones]) <= {0.0} and set(rewards[dones]) <= {-1.0, 0.0, 1.0}
+    assert envs.episodes > 6

@@ -1,0 +1,320 @@
+"""Masked PPO by self-play for Rummikub, its card edition and Rummy 500.
+
+Read top to bottom, in the manner of CleanRL's ppo.py: settings, set-up, an
+optional warm start by cloning a baseline, then the loop of rollout, generalised
+advantage estimation and clipped minibatch updates, with evaluations against the
+baselines on fixed duplicate deals, checkpoints and logs along the way.
+
+    python train.py --config configs/rummikub_2p.yaml [--total-steps N] [--resume]
+
+Illegal actions are masked out of the logits both when acting and in the update.
+Ctrl-C (or SIGTERM) stops after the current update with a checkpoint; ``--resume``
+continues from the last checkpoint as if the run had never stopped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn, optim
+from tqdm import tqdm
+
+from agents.checkpoint import load_checkpoint, network_from, save_checkpoint
+from agents.imitation import behaviour_clone, record_teacher
+from agents.ppo import ActorCritic, PolicyAgent
+from agents.selfplay import OpponentPool, SelfPlay, derive_seed, game_shape, make_game
+from agents.train_config import TrainConfig, from_dict, load_config, to_dict
+from agents.train_log import CsvLog, format_table, last_evaluation, plot_win_rates
+
+
+def parse_args() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--config", required=True, help="training config (YAML), e.g. configs/rummy500_2p.yaml")
+    parser.add_argument("--total-steps", type=int, default=None, help="override the config's learner-step budget")
+    parser.add_argument("--resume", action="store_true", help="continue the run from runs/<name>/checkpoint.pt")
+    parser.add_argument("--runs-dir", default="runs", help="parent folder of the run's outputs")
+    return parser.parse_args()
+
+
+class StopRequest:
+    """The first Ctrl-C or SIGTERM asks for a checkpoint and a clean exit; a second one stops at once."""
+
+    def __init__(self) -> None:
+        self.requested = False
+        signal.signal(signal.SIGINT, self._handle)
+        signal.signal(signal.SIGTERM, self._handle)
+
+    def _handle(self, signum: int, frame: Any) -> None:
+        if self.requested:
+            raise KeyboardInterrupt
+        self.requested = True
+        tqdm.write("stopping after this update (checkpoint first); signal again to stop at once")
+
+
+def evaluate_learner(net: ActorCritic, config: TrainConfig) -> list[dict[str, Any]]:
+    """The learner against each baseline on the same fixed duplicate deals every time.
+
+    The learner sits with ``num_players - 1`` copies of the baseline and plays every
+    seat of every deal (the agents package's evaluator rotates the seats).
+    """
+    from agents.evaluate import evaluate
+
+    results = []
+    for opponent in config.eval_opponents:
+        learner = PolicyAgent(net, seed=derive_seed(config.seed, 7), name="learner")
+        report = evaluate(config.game, [learner] + [opponent] * (config.num_players - 1), config.num_players,
+                          config.eval_deals, derive_seed(config.seed, 8), rules=config.rules or None,
+                          progress=False)
+        row = report["agents"]["learner"]
+        results.append({"opponent": opponent, "games": row["games"], "win_rate": row["win_rate"],
+                        "win_low": row["win_ci"][0], "win_high": row["win_ci"][1], "score": row["mean_score"],
+                        "score_low": row["score_ci"][0], "score_high": row["score_ci"][1]})
+    return results
+
+
+def main() -> None:
+    args = parse_args()
+    resumed = None
+    try:
+        config = load_config(args.config, total_steps=args.total_steps)
+        run_dir = Path(args.runs_dir) / config.name
+        if args.resume:
+            resumed = load_checkpoint(run_dir / "checkpoint.pt")
+            saved = dict(resumed["config"], total_steps=args.total_steps or resumed["config"]["total_steps"])
+            config = from_dict(saved)  # the run goes on with the settings it started with
+    except ValueError as exc:
+        sys.exit(f"error: {exc}")
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / "config.yaml").write_text(_as_yaml(to_dict(config)))
+
+    # Seeding and threads: one intra-op thread leaves the other core to the game engine.
+    torch.manual_seed(config.seed)
+    torch.set_num_threads(config.torch_threads)
+
+    game = make_game(config.game, config.num_players, config.rules)
+    obs_size, num_actions = game_shape(game)
+    net = ActorCritic(obs_size, num_actions, config.hidden_size, config.num_layers)
+    optimizer = optim.Adam(net.parameters(), lr=config.learning_rate, eps=1e-5)
+    pool = OpponentPool(config.baselines, config.latest_prob, config.pool_size, config.pfsp_power)
+    envs = SelfPlay(game, config.game, config.num_envs, pool, net, config.reward, config.seed)
+
+    # Storage of one rollout: one learner decision per game per step.
+    obs = torch.zeros((config.num_steps, config.num_envs, obs_size))
+    masks = torch.zeros((config.num_steps, config.num_envs, num_actions), dtype=torch.bool)
+    actions = torch.zeros((config.num_steps, config.num_envs), dtype=torch.long)
+    logprobs = torch.zeros((config.num_steps, config.num_envs))
+    rewards = torch.zeros((config.num_steps, config.num_envs))
+    dones = torch.zeros((config.num_steps, config.num_envs))
+    values = torch.zeros((config.num_steps, config.num_envs))
+
+    start_update, global_step = 0, 0
+    if resumed is not None:
+        net = network_from(resumed)
+        envs.learner = net
+        optimizer = optim.Adam(net.parameters(), lr=config.learning_rate, eps=1e-5)
+        optimizer.load_state_dict(resumed["optimizer"])
+        pool.load_state_dict(resumed["pool"])
+        next_obs, next_mask = envs.load_state_dict(resumed["selfplay"])
+        next_done = torch.tensor(resumed["next_done"], dtype=torch.float32)
+        start_update, global_step = int(resumed["update"]), int(resumed["global_step"])
+        torch.set_rng_state(resumed["torch_rng"])
+        print(f"resumed {run_dir / 'checkpoint.pt'} at update {start_update}, step {global_step}")
+    keep = start_update if resumed is not None else None
+    metrics_log = CsvLog(run_dir / "metrics.csv", keep_through_update=keep)
+    eval_log = CsvLog(run_dir / "eval.csv", keep_through_update=keep)
+    from torch.utils.tensorboard import SummaryWriter
+
+    writer = SummaryWriter(str(run_dir / "tb"), purge_step=global_step if resumed is not None else None)
+    if resumed is None:
+        table = "\n".join(f"|{k}|{v}|" for k, v in to_dict(config).items())
+        writer.add_text("config", f"|field|value|\n|-|-|\n{table}")
+
+    def checkpoint(update: int) -> None:
+        save_checkpoint(run_dir / "checkpoint.pt", {
+            "config": to_dict(config), "model": net.state_dict(), "model_shape": dict(net.shape),
+            "optimizer": optimizer.state_dict(), "update": update, "global_step": global_step,
+            "pool": pool.state_dict(), "selfplay": envs.state_dict(), "next_done": next_done.tolist(),
+            "torch_rng": torch.get_rng_state(),
+        })
+
+    def log_evaluation(update: int) -> list[dict[str, Any]]:
+        results = evaluate_learner(net, config)
+        for r in results:
+            eval_log.write({"update": update, "global_step": global_step, **r})
+            writer.add_scalar(f"eval/win_rate_vs_{r['opponent']}", r["win_rate"], global_step)
+            writer.add_scalar(f"eval/score_vs_{r['opponent']}", r["score"], global_step)
+        return results
+
+    # Warm start: clone a baseline so that rewards mean something from the first rollout.
+    if resumed is None:
+        if config.imitation_teacher:
+            started = time.time()
+            data = record_teacher(game, config.game, config.imitation_teacher, config.imitation_steps,
+                                  config.reward, config.seed)
+            stats = behaviour_clone(net, data, config.imitation_epochs, config.learning_rate,
+                                    config.minibatch_size, config.vf_coef,
+                                    torch.Generator().manual_seed(derive_seed(config.seed, 9)))
+            for key, value in stats.items():
+                writer.add_scalar(key, value, 0)
+            tqdm.write(f"warm start: cloned {config.imitation_teacher} on {int(stats['imitation/decisions'])} "
+                       f"decisions in {time.time() - started:.0f}s, accuracy {stats['imitation/accuracy']:.3f}")
+            optimizer = optim.Adam(net.parameters(), lr=config.learning_rate, eps=1e-5)
+        next_obs, next_mask = envs.reset()
+        next_done = torch.zeros(config.num_envs)
+        log_evaluation(0)
+        checkpoint(0)
+    next_obs, next_mask = torch.as_tensor(next_obs), torch.as_tensor(next_mask)
+
+    stop = StopRequest()
+    win_rates: dict[str, float] = {}
+    progress = tqdm(total=config.num_updates * config.batch_size, initial=global_step, unit="step",
+                    dynamic_ncols=True, smoothing=0.1)
+    # Speed counts rollouts and updates only; evaluations and checkpoints are timed apart.
+    train_seconds, rollout_seconds, env_steps_at_start, started = 0.0, 0.0, envs.env_steps, time.time()
+    update = start_update
+    for update in range(start_update + 1, config.num_updates + 1):
+        if config.anneal_lr:
+            frac = 1.0 - (update - 1.0) / config.num_updates
+            optimizer.param_groups[0]["lr"] = frac * config.learning_rate
+
+        # Rollout: every game stops at the learner's turn; one batched forward pass acts in all.
+        update_started = time.time()
+        envs.begin_rollout(update)
+        finished = []
+        for step in range(config.num_steps):
+            global_step += config.num_envs
+            obs[step], masks[step], dones[step] = next_obs, next_mask, next_done
+            with torch.no_grad():
+                action, logprob, _, value = net.get_action_and_value(next_obs, next_mask)
+            values[step], actions[step], logprobs[step] = value, action, logprob
+            o, m, reward, done = envs.step(action.numpy())
+            finished += envs.finished
+            rewards[step] = torch.as_tensor(reward)
+            next_obs, next_mask, next_done = torch.as_tensor(o), torch.as_tensor(m), torch.as_tensor(done).float()
+
+        rollout_seconds += time.time() - update_started
+
+        # Generalised advantage estimation, bootstrapped from the value of the next decision.
+        with torch.no_grad():
+            next_value = net.get_value(next_obs)
+            advantages = torch.zeros_like(rewards)
+            lastgaelam = 0
+            for t in reversed(range(config.num_steps)):
+                if t == config.num_steps - 1:
+                    nextnonterminal, nextvalues = 1.0 - next_done, next_value
+                else:
+                    nextnonterminal, nextvalues = 1.0 - dones[t + 1], values[t + 1]
+                delta = rewards[t] + config.gamma * nextvalues * nextnonterminal - values[t]
+                advantages[t] = lastgaelam = delta + config.gamma * config.gae_lambda * nextnonterminal * lastgaelam
+            returns = advantages + values
+
+        # Flatten the batch.
+        b_obs, b_masks = obs.reshape((-1, obs_size)), masks.reshape((-1, num_actions))
+        b_actions, b_logprobs = actions.reshape(-1), logprobs.reshape(-1)
+        b_advantages, b_returns, b_values = advantages.reshape(-1), returns.reshape(-1), values.reshape(-1)
+
+        # Clipped policy and value updates over shuffled minibatches; the same mask shapes the logits.
+        clipfracs = []
+        for _epoch in range(config.update_epochs):
+            b_inds = torch.randperm(config.batch_size)
+            for start in range(0, config.batch_size, config.minibatch_size):
+                mb_inds = b_inds[start:start + config.minibatch_size]
+                _, newlogprob, entropy, newvalue = net.get_action_and_value(
+                    b_obs[mb_inds], b_masks[mb_inds], b_actions[mb_inds])
+                logratio = newlogprob - b_logprobs[mb_inds]
+                ratio = logratio.exp()
+                with torch.no_grad():
+                    old_approx_kl = (-logratio).mean()
+                    approx_kl = ((ratio - 1) - logratio).mean()
+                    clipfracs += [((ratio - 1.0).abs() > config.clip_coef).float().mean().item()]
+                mb_advantages = b_advantages[mb_inds]
+                if config.norm_adv:
+                    mb_advantages = (mb_advantages - mb_advantages.mean()) / (mb_advantages.std() + 1e-8)
+                pg_loss1 = -mb_advantages * ratio
+                pg_loss2 = -mb_advantages * torch.clamp(ratio, 1 - config.clip_coef, 1 + config.clip_coef)
+                pg_loss = torch.max(pg_loss1, pg_loss2).mean()
+                if config.clip_vloss:
+                    v_loss_unclipped = (newvalue - b_returns[mb_inds]) ** 2
+                    v_clipped = b_values[mb_inds] + torch.clamp(
+                        newvalue - b_values[mb_inds], -config.clip_coef, config.clip_coef)
+                    v_loss_clipped = (v_clipped - b_returns[mb_inds]) ** 2
+                    v_loss = 0.5 * torch.max(v_loss_unclipped, v_loss_clipped).mean()
+                else:
+                    v_loss = 0.5 * ((newvalue - b_returns[mb_inds]) ** 2).mean()
+                entropy_loss = entropy.mean()
+                loss = pg_loss - config.ent_coef * entropy_loss + v_loss * config.vf_coef
+                optimizer.zero_grad()
+                loss.backward()
+                nn.utils.clip_grad_norm_(net.parameters(), config.max_grad_norm)
+                optimizer.step()
+            if config.target_kl and approx_kl > config.target_kl:
+                break
+        y_pred, y_true = b_values.numpy(), b_returns.numpy()
+        var_y = np.var(y_true)
+        explained_var = np.nan if var_y == 0 else 1 - np.var(y_true - y_pred) / var_y
+
+        # Logging: losses and speed every update, to TensorBoard and the CSV.
+        train_seconds += time.time() - update_started
+        env_sps = (envs.env_steps - env_steps_at_start) / train_seconds
+        learner_results = [r for _, r in finished]
+        row = {
+            "update": update, "global_step": global_step, "env_steps": envs.env_steps,
+            "learning_rate": optimizer.param_groups[0]["lr"], "value_loss": v_loss.item(),
+            "policy_loss": pg_loss.item(), "entropy": entropy_loss.item(), "old_approx_kl": old_approx_kl.item(),
+            "approx_kl": approx_kl.item(), "clipfrac": float(np.mean(clipfracs)),
+            "explained_variance": float(explained_var), "games_finished": len(finished),
+            "selfplay_result": float(np.mean(learner_results)) if learner_results else float("nan"),
+            "env_steps_per_second": env_sps, "rollout_share": rollout_seconds / train_seconds,
+            "wall_seconds": time.time() - started,
+        }
+        metrics_log.write(row)
+        for key in ("learning_rate", "value_loss", "policy_loss", "entropy", "old_approx_kl", "approx_kl",
+                    "clipfrac", "explained_variance", "selfplay_result", "env_steps_per_second"):
+            section = "charts" if key in ("learning_rate", "selfplay_result", "env_steps_per_second") else "losses"
+            writer.add_scalar(f"{section}/{key}", row[key], global_step)
+        for name, weight in pool.weights().items():
+            writer.add_scalar(f"pool/weight_{name}", weight, global_step)
+
+        # Snapshots join the pool; evaluations and checkpoints on their own schedules.
+        if update % config.snapshot_every == 0:
+            pool.add_snapshot(f"step{global_step}", net)
+        last = update == config.num_updates
+        if update % config.eval_every == 0 or last:
+            results = log_evaluation(update)
+            win_rates = {r["opponent"]: r["win_rate"] for r in results}
+        if update % config.checkpoint_every == 0 or last or stop.requested:
+            checkpoint(update)
+        progress.update(config.batch_size)
+        progress.set_postfix(env_sps=f"{env_sps:.0f}", **{f"win_{k}": f"{v:.2f}" for k, v in win_rates.items()})
+        if stop.requested:
+            break
+    progress.close()
+    writer.close()
+
+    if update < config.num_updates:
+        print(f"stopped at update {update} of {config.num_updates}, step {global_step}; "
+              f"continue with: python train.py --config {args.config} --resume")
+        return
+    plot_win_rates(run_dir / "eval.csv", run_dir / "win_rate.png",
+                   f"{config.game}, {config.num_players} players: learner vs baselines")
+    print(f"\nfinal evaluation after {global_step} learner steps ({config.eval_deals} duplicate deals per opponent):")
+    print(format_table(last_evaluation(run_dir / "eval.csv")))
+    print(f"\ncheckpoint: {run_dir / 'checkpoint.pt'}\ncurves:     {run_dir / 'metrics.csv'}, "
+          f"{run_dir / 'eval.csv'}, TensorBoard in {run_dir / 'tb'}\nplot:       {run_dir / 'win_rate.png'}")
+
+
+def _as_yaml(values: dict[str, Any]) -> str:
+    import yaml
+
+    return yaml.safe_dump(values, sort_keys=False)
+
+
+if __name__ == "__main__":
+    main()
