@@ -12,6 +12,7 @@ seat's observation, mask and view (``agents.base.decide``).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 from collections.abc import Sequence
@@ -62,7 +63,7 @@ def new_game(rules: Any, players: int, whole_game: bool = False) -> Any:
         return RummikubGame(rules, players, whole_game=whole_game)
     from rummienv.rummy500 import Rummy500Game
 
-    return Rummy500Game(make_rules("rummy500", {"whole_game": whole_game}) if whole_game else rules, players)
+    return Rummy500Game(dataclasses.replace(rules, whole_game=True) if whole_game else rules, players)
 
 
 def play_game(game: Any, seats: Sequence[Agent], seed: int, labels: Sequence[str] | None = None) -> np.ndarray:
@@ -84,12 +85,19 @@ def evaluate(game: Any, agents: Sequence[Any], num_players: int, games: int, see
              progress: bool = True, resamples: int = 2000) -> dict[str, Any]:
     """Play ``games`` duplicate deals among ``agents`` (specs or objects) and summarise per agent.
 
+    Each deal is played once per lineup (see ``lineups``), so two agents at a
+    two-seat table play ``2 * games`` games.
     The same arguments give the same results: deals, agents' seeds and the
     bootstrap all come from ``seed``.
     """
-    if len(agents) < 2 and num_players > 1 and len(agents) < num_players:
+    if len(agents) < 2:
         raise ValueError("name at least two agents (the same one twice for self-play)")
-    game_rules = make_rules(game, rules) if isinstance(game, str) else rules_of(game)
+    if isinstance(game, str):
+        game_rules = make_rules(game, rules)
+    elif rules is not None:
+        raise ValueError("give rules overrides with a game's name, not with a rules object or Game")
+    else:
+        game_rules = rules_of(game)
     labels = labels_of(agents)
     table = lineups(len(agents), num_players)
     deal_seeds = np.random.default_rng(seed).integers(0, 2**62, size=games)

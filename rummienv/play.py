@@ -37,12 +37,14 @@ class LineReader:
         self.ended = False
 
     def readline(self, timeout: float | None) -> str | None:
-        """The next line, or None when ``timeout`` seconds pass first; EOFError at the end."""
+        """The next line, or None when ``timeout`` seconds pass first; EOFError at the end.
+
+        Input already waiting counts as typed in time, even if the program was
+        slow to get to it: the clock is the person's, not the machine's.
+        """
         deadline = None if timeout is None else time.monotonic() + timeout
         while b"\n" not in self.buffer and not self.ended:
-            left = None if deadline is None else deadline - time.monotonic()
-            if left is not None and left <= 0:
-                return None
+            left = None if deadline is None else max(0.0, deadline - time.monotonic())
             ready, _, _ = select.select([self.fd], [], [], left)
             if not ready:
                 return None
@@ -98,8 +100,8 @@ class Session:
         state = self.state
         deadline = None if self.clock is None else time.monotonic() + self.clock
         say("", text.render(state, self.human, self.names))
-        turn = (deal_number(state), len(getattr(state, "history", ())))
-        while not state.is_terminal() and state.current_player == self.human:
+        turn = self._turn()
+        while not state.is_terminal() and state.current_player == self.human and self._turn()[0] == turn[0]:
             left = None if deadline is None else deadline - time.monotonic()
             print(f"seat {self.human}" + ("" if left is None else f" [{max(left, 0):.0f}s]") + "> ",
                   end="", flush=True)

@@ -97,17 +97,17 @@ def test_evaluate_command_prints_a_table_and_writes_json(tmp_path):
     out = tmp_path / "result.json"
     cmd = [sys.executable, "-m", "agents.evaluate", "--game", "rummy500", "--players", "2",
            "--agents", "value", "greedy", "--games", "3", "--seed", "0", "--json", str(out)]
-    run = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    run = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr
     assert "value" in run.stdout and "95% CI" in run.stdout
     assert "6/6" in run.stderr  # the progress bar
     saved = json.loads(out.read_text())
     assert saved["agents"]["value"]["games"] == 6
-    again = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    again = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     assert again.stdout == run.stdout
 
 
 def test_evaluate_command_rejects_unknown_agents():
     run = subprocess.run([sys.executable, "-m", "agents.evaluate", "--game", "rummy500", "--agents", "value",
-                          "nobody", "--games", "1", "--no-progress"], capture_output=True, text=True, timeout=60)
+                          "nobody", "--games", "1", "--no-progress"], capture_output=True, text=True, timeout=300)
     assert run.returncode == 2 and "unknown agent 'nobody'" in run.stderr and "value_hold" in run.stderr
