@@ -439,3 +439,373 @@ def summarise(begin, end, jlo, threshold, s_key, s_val, s_bits):
             best_val = s_val[i]
             best = i
     return best, bits, joker_more
+
+
+# ----------------------------------------------------------------------------------------
+# The programme for free jokers only (no joker fixed to a number, no opening threshold).
+#
+# A joker that no set needs can always be added to a set with room: a run that
+# does not span 1..13 takes one at an end, a group of three takes a fourth. So a
+# layout with jokers J and room (total free places) r stands for every joker
+# count in J..J+r, and the programme need not place spare jokers at all. Each
+# state carries J (jokers placed) and R = min(J + room of the sets so far, jhi);
+# room is counted as it becomes known: a run starting at s brings s - 1 places
+# below it, a run whose last number is e brings 13 - e above it, groups bring
+# 4 * groups - pieces. A state with fewer jokers placed and an R as large covers
+# another. Runs may still begin with jokers (at most two, placed when the run's
+# first numbered piece comes, so no joker-only run is ever open).
+# ----------------------------------------------------------------------------------------
+
+
+def _group_room() -> np.ndarray:
+    """GROUP_ROOM[s, m, j]: the most places left in groups of s pieces (m of one colour) and j jokers, or -1."""
+    out = np.full((9, 3, 9), -1, dtype=np.int64)
+    for s in range(9):
+        for m in range(3):
+            for j in range(9):
+                if s == 0:
+                    if j == 0:
+                        out[s, m, j] = 0
+                    continue
+                best = -1
+                for g in range(max(m, 1), s + 1):
+                    if 3 * g <= s + j <= 4 * g:
+                        best = max(best, 4 * g - s - j)
+                out[s, m, j] = best
+    return out
+
+
+GROUP_ROOM = _group_room()
+
+# New runs started at one number of one colour: (count, leading jokers of the first, of the second).
+NEW_RUNS = np.array([(0, 0, 0), (1, 0, 0), (1, 1, 0), (1, 2, 0), (2, 0, 0), (2, 0, 1), (2, 0, 2), (2, 1, 1),
+                     (2, 1, 2), (2, 2, 2)], dtype=np.int64)
+
+_F_J, _F_R, _F_GS, _F_GM = 16, 19, 22, 26
+HB_MIN, HB_MAX = 10, 21
+_DEAD = np.int64(1) << 62
+
+
+@njit(cache=True, inline="always")
+def _slot(key, hb):
+    return ((key * np.int64(0x9E3779B97F4A7C15)) >> np.int64(64 - hb)) & ((np.int64(1) << hb) - 1)
+
+
+@njit(cache=True, inline="always")
+def _put(key, val, bits, parent, opt, ht, hb, stamp, s_key, s_val, s_bits, s_parent, s_opt, top):
+    """Merge one successor into the current layer; returns the new store top."""
+    mask = (np.int64(1) << hb) - 1
+    h = _slot(key, hb)
+    while True:
+        e = ht[2 * h + 1]
+        if (e >> 32) != stamp:
+            ht[2 * h] = key
+            ht[2 * h + 1] = (stamp << 32) | top
+            s_key[top] = key
+            s_val[top] = val
+            s_bits[top] = bits
+            s_parent[top] = parent
+            s_opt[top] = opt
+            return top + 1
+        if ht[2 * h] == key:
+            slot = e & 0xFFFFFFFF
+            s_bits[slot] |= bits
+            if val > s_val[slot]:
+                s_val[slot] = val
+                s_parent[slot] = parent
+                s_opt[slot] = opt
+            return top
+        h = (h + 1) & mask
+
+
+@njit(cache=True, inline="always")
+def _get(key, ht, hb, stamp):
+    mask = (np.int64(1) << hb) - 1
+    h = _slot(key, hb)
+    while True:
+        e = ht[2 * h + 1]
+        if (e >> 32) != stamp:
+            return -1
+        if ht[2 * h] == key:
+            return e & 0xFFFFFFFF
+        h = (h + 1) & mask
+
+
+@njit(cache=True)
+def _rehash(begin, top, ht, hb, stamp, s_key):
+    for i in range(begin, top):
+        key = s_key[i]
+        mask = (np.int64(1) << hb) - 1
+        h = _slot(key, hb)
+        while (ht[2 * h + 1] >> 32) == stamp:
+            h = (h + 1) & mask
+        ht[2 * h] = key
+        ht[2 * h + 1] = (stamp << 32) | i
+
+
+@njit(cache=True)
+def _hash_bits(size):
+    hb = HB_MIN
+    while (np.int64(1) << hb) < 3 * size and hb < HB_MAX:
+        hb += 1
+    return hb
+
+
+@njit(cache=True)
+def _prune_free(begin, end, first, last, jhi, by_bits, ht, hb, stamp, s_key, s_val, s_bits, s_parent, s_opt):
+    """Drop the states of a layer that another covers; returns the new end.
+
+    Covering: the same open runs and group pieces, no more jokers placed and an R
+    as large (checked when ``first < 0``... always), or open runs of one colour in
+    ``first..last`` that cover these one to one (``DOMINATED_BY``) with J and R
+    equal; and a value as good (best play) or the used-type bits a superset (mask).
+    """
+    for i in range(begin, end):
+        key = s_key[i]
+        jj = (key >> _F_J) & 7
+        rr = (key >> _F_R) & 7
+        rest = key & ~(np.int64(63) << _F_J)
+        dead = False
+        for ja in range(jj + 1):
+            lo_r = rr if rr > ja else ja
+            for ra in range(lo_r, jhi + 1):
+                if ja == jj and ra == rr:
+                    continue
+                j = _get(rest | (np.int64(ja) << _F_J) | (np.int64(ra) << _F_R), ht, hb, stamp)
+                if j >= 0 and ((s_bits[i] & ~s_bits[j]) == 0 if by_bits else s_val[j] >= s_val[i]):
+                    dead = True
+                    break
+            if dead:
+                break
+        if not dead:
+            for c in range(first, last + 1):
+                shift = 4 * c
+                other = key & ~(np.int64(15) << shift)
+                pair = (key >> shift) & 15
+                for k in range(DOMINATED_BY.shape[1]):
+                    q = DOMINATED_BY[pair, k]
+                    if q < 0:
+                        break
+                    j = _get(other | (q << shift), ht, hb, stamp)
+                    if j >= 0 and ((s_bits[i] & ~s_bits[j]) == 0 if by_bits else s_val[j] >= s_val[i]):
+                        dead = True
+                        break
+                if dead:
+                    break
+        if dead:
+            s_opt[i] |= _DEAD
+    out = begin
+    for i in range(begin, end):
+        if s_opt[i] & _DEAD:
+            continue
+        if out != i:
+            s_key[out] = s_key[i]
+            s_val[out] = s_val[i]
+            s_bits[out] = s_bits[i]
+            s_parent[out] = s_parent[i]
+            s_opt[out] = s_opt[i]
+        out += 1
+    return out
+
+
+@njit(cache=True)
+def forward_free(lo, hi, jhi, weight, by_bits, ht, ws_stamp, s_key, s_val, s_bits, s_parent, s_opt, layer_start):
+    """The programme with free jokers only; same contract as ``forward`` (store top, or -1).
+
+    Colour step option: cont (2) | y jokers continuing (2) | new-run row of NEW_RUNS (4) | g (2) | x (2).
+    Group step option: jokers in groups (3).
+    """
+    stamp = ws_stamp[0]
+    if stamp > (np.int64(1) << 30):
+        ht[:] = 0
+        stamp = 0
+    s_key[0] = 0
+    s_val[0] = 0
+    s_bits[0] = 0
+    s_parent[0] = -1
+    s_opt[0] = 0
+    top = 1
+    layer_start[0] = 0
+    begin, end = 0, 1
+    step = 0
+    n_new = NEW_RUNS.shape[0]
+    for n in range(1, 14):
+        for c in range(4):
+            stamp += 1
+            hb = _hash_bits(end - begin)
+            t = c * 13 + n - 1
+            tlo = lo[t]
+            thi = hi[t]
+            wt = weight[t]
+            tbit = np.uint64(1) << np.uint64(t)
+            shift = 4 * c
+            clear = ~((np.int64(15) << shift) | (np.int64(63) << _F_J) | (np.int64(63) << _F_GS))
+            for i in range(begin, end):
+                key = s_key[i]
+                pair = (key >> shift) & 15
+                ra = PAIRS[pair, 0]
+                rb = PAIRS[pair, 1]
+                jused = (key >> _F_J) & 7
+                rcap = (key >> _F_R) & 7
+                gs = (key >> _F_GS) & 15
+                gm = (key >> _F_GM) & 3
+                jfree = jhi - jused
+                base_key = key & clear
+                base_val = s_val[i]
+                base_bits = s_bits[i]
+                for cont in range(4):
+                    ca = cont & 1
+                    cb = (cont >> 1) & 1
+                    if ca and ra == 0:
+                        continue
+                    if cb and rb == 0:
+                        continue
+                    if not ca and 0 < ra < 3:
+                        continue
+                    if not cb and 0 < rb < 3:
+                        continue
+                    if ra == rb and cont == 2:
+                        continue
+                    k = ca + cb
+                    nclose = (1 if (ra == 3 and not ca) else 0) + (1 if (rb == 3 and not cb) else 0)
+                    n_a = min(ra + 1, 3) if ca else 0
+                    n_b = min(rb + 1, 3) if cb else 0
+                    if (0 < n_a < 3 and n + 3 - n_a > 13) or (0 < n_b < 3 and n + 3 - n_b > 13):
+                        continue
+                    room0 = nclose * (14 - n)
+                    for y in range(min(k, jfree) + 1):
+                        for w in range(n_new):
+                            m = NEW_RUNS[w, 0]
+                            if k + m > 2:
+                                break
+                            k1 = NEW_RUNS[w, 1]
+                            k2 = NEW_RUNS[w, 2]
+                            jnew = y + k1 + k2
+                            if jnew > jfree:
+                                continue
+                            room = room0
+                            l0 = n_a
+                            l1 = n_b
+                            ok = True
+                            plain = 0
+                            for e in range(m):
+                                kk = k1 if e == 0 else k2
+                                if n - kk < 1:
+                                    ok = False
+                                    break
+                                ln = 1 + kk
+                                if ln < 3 and n + 3 - ln > 13:
+                                    ok = False
+                                    break
+                                if kk == 0:
+                                    plain += 1
+                                room += n - kk - 1
+                                if l0 == 0:
+                                    l0 = ln
+                                else:
+                                    l1 = ln
+                            if not ok:
+                                continue
+                            # a run closing where a plain one of its colour starts is one longer
+                            # run; that matters only while the room is short
+                            if plain > 0 and nclose > 0 and rcap == jhi:
+                                continue
+                            if l0 == 0 and l1 > 0:
+                                l0 = l1
+                                l1 = 0
+                            npair = PAIR_INDEX[l0, l1]
+                            nr = rcap + jnew + room
+                            if nr > jhi:
+                                nr = jhi
+                            real = k - y + m
+                            for g in range(3):
+                                x = real + g
+                                if x < tlo:
+                                    continue
+                                if x > thi:
+                                    break
+                                ngm = gm if gm > g else g
+                                nkey = (base_key | (npair << shift) | ((jused + jnew) << _F_J) | (nr << _F_R)
+                                        | ((gs + g) << _F_GS) | (ngm << _F_GM))
+                                nbits = base_bits
+                                if x > tlo:
+                                    nbits |= tbit
+                                opt = cont | (y << 2) | (w << 4) | (g << 8) | (x << 10)
+                                top = _put(nkey, base_val + wt * x, nbits, i, opt, ht, hb, stamp, s_key, s_val,
+                                           s_bits, s_parent, s_opt, top)
+                                if top >= s_key.shape[0] - 1:
+                                    return -1
+                                if 2 * (top - end) > (np.int64(1) << hb):
+                                    if hb >= HB_MAX:
+                                        return -1
+                                    hb += 1
+                                    stamp += 1
+                                    _rehash(end, top, ht, hb, stamp, s_key)
+            top = _prune_free(end, top, c, c, jhi, by_bits, ht, hb, stamp, s_key, s_val, s_bits, s_parent, s_opt)
+            step += 1
+            layer_start[step] = end
+            begin, end = end, top
+        # group step: jokers join this number's groups, which must be formable
+        stamp += 1
+        hb = _hash_bits(end - begin)
+        for i in range(begin, end):
+            key = s_key[i]
+            jused = (key >> _F_J) & 7
+            rcap = (key >> _F_R) & 7
+            gs = (key >> _F_GS) & 15
+            gm = (key >> _F_GM) & 3
+            base_key = key & ~((np.int64(63) << _F_J) | (np.int64(63) << _F_GS))
+            for jg in range(jhi - jused + 1):
+                room = GROUP_ROOM[gs, gm, jg]
+                if room < 0:
+                    continue
+                nr = rcap + jg + room
+                if nr > jhi:
+                    nr = jhi
+                nkey = base_key | ((jused + jg) << _F_J) | (nr << _F_R)
+                top = _put(nkey, s_val[i], s_bits[i], i, jg, ht, hb, stamp, s_key, s_val, s_bits, s_parent,
+                           s_opt, top)
+                if top >= s_key.shape[0] - 1:
+                    return -1
+                if 2 * (top - end) > (np.int64(1) << hb):
+                    if hb >= HB_MAX:
+                        return -1
+                    hb += 1
+                    stamp += 1
+                    _rehash(end, top, ht, hb, stamp, s_key)
+        top = _prune_free(end, top, 0, 3, jhi, by_bits, ht, hb, stamp, s_key, s_val, s_bits, s_parent, s_opt)
+        step += 1
+        layer_start[step] = end
+        begin, end = end, top
+    layer_start[step + 1] = top
+    ws_stamp[0] = stamp
+    return top
+
+
+@njit(cache=True)
+def summarise_free(begin, end, jlo, jhi, joker_weight, s_key, s_val, s_bits):
+    """Best finished layout (objective with its jokers), used-type bits, whether a joker more fits."""
+    best = -1
+    best_val = np.int64(-(1 << 60))
+    bits = np.uint64(0)
+    joker_more = False
+    for i in range(begin, end):
+        key = s_key[i]
+        ok = True
+        for c in range(4):
+            pair = (key >> (4 * c)) & 15
+            if PAIRS[pair, 0] in (1, 2) or PAIRS[pair, 1] in (1, 2):
+                ok = False
+        jused = (key >> _F_J) & 7
+        rcap = (key >> _F_R) & 7
+        if not ok or rcap < jlo:
+            continue
+        bits |= s_bits[i]
+        if rcap > jlo:
+            joker_more = True
+        jokers = rcap if joker_weight >= 0 else max(jused, jlo)
+        v = s_val[i] + joker_weight * jokers
+        if v > best_val:
+            best_val = v
+            best = i
+    return best, bits, joker_more

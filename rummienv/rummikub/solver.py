@@ -37,6 +37,7 @@ class _Workspace:
         self.parent = np.zeros(kernel.STORE_CAP, dtype=np.int64)
         self.opt = np.zeros(kernel.STORE_CAP, dtype=np.int64)
         self.layer = np.zeros(_SUBSTEPS + 2, dtype=np.int64)
+        self.ht = np.zeros(2 << kernel.HB_MAX, dtype=np.int64)
 
 
 _WS: _Workspace | None = None
@@ -95,8 +96,19 @@ def _problem(table, rack, staged, fixed, opened: bool, threshold: int) -> _Probl
     return _Problem(lo[:52].copy(), hi[:52].copy(), int(lo[JOKER]), int(hi[JOKER]), fixed, min(thr, 255), base)
 
 
+def _free(p: _Problem) -> bool:
+    """Whether the free-joker programme applies: no opening threshold, no joker fixed to a number."""
+    return p.threshold == 0 and not p.fixed.any()
+
+
 def _run(p: _Problem, weight: np.ndarray, joker_weight: int, by_bits: bool = False) -> tuple[_Workspace, int, int, int]:
     ws = _workspace()
+    if _free(p):
+        top = kernel.forward_free(p.lo, p.hi, p.jhi, weight, by_bits, ws.ht, ws.stamp, ws.key, ws.val, ws.bits,
+                                  ws.parent, ws.opt, ws.layer)
+        if top < 0:
+            raise RuntimeError("solver state store overflowed; the position is larger than the rules allow")
+        return ws, int(ws.layer[_SUBSTEPS]), int(ws.layer[_SUBSTEPS + 1]), top
     top = kernel.forward(p.lo, p.hi, p.jlo, p.jhi, p.fixed, weight, joker_weight, p.threshold, by_bits,
                          ws.h_key, ws.h_stamp, ws.h_slot, ws.stamp, ws.key, ws.val, ws.bits, ws.parent,
                          ws.opt, ws.layer)
@@ -105,11 +117,17 @@ def _run(p: _Problem, weight: np.ndarray, joker_weight: int, by_bits: bool = Fal
     return ws, int(ws.layer[_SUBSTEPS]), int(ws.layer[_SUBSTEPS + 1]), top
 
 
+def _summary(p: _Problem, ws: _Workspace, begin: int, end: int, joker_weight: int):
+    if _free(p):
+        return kernel.summarise_free(begin, end, p.jlo, p.jhi, joker_weight, ws.key, ws.val, ws.bits)
+    return kernel.summarise(begin, end, p.jlo, p.threshold, ws.key, ws.val, ws.bits)
+
+
 def legal_mask(table, rack, staged=None, *, fixed=None, opened: bool = True, threshold: int = 30) -> np.ndarray:
     """``mask[t]``: some legal play holds everything staged plus one more ``t`` (53 bools)."""
     p = _problem(table, rack, staged, fixed, opened, threshold)
     ws, begin, end, _ = _run(p, _TILE_WEIGHT, 1, by_bits=True)
-    _, bits, joker_more = kernel.summarise(begin, end, p.jlo, p.threshold, ws.key, ws.val, ws.bits)
+    _, bits, joker_more = _summary(p, ws, begin, end, 1)
     mask = np.zeros(NUM_TYPES, dtype=bool)
     bits = int(bits)
     for t in range(52):
@@ -125,7 +143,7 @@ def is_legal_play(table, play, *, fixed=None, opened: bool = True, threshold: in
         return False
     p = _problem(table, play, play, fixed, opened, threshold)
     ws, begin, end, _ = _run(p, _TILE_WEIGHT, 1)
-    best, _, _ = kernel.summarise(begin, end, p.jlo, p.threshold, ws.key, ws.val, ws.bits)
+    best, _, _ = _summary(p, ws, begin, end, 1)
     return best >= 0
 
 
@@ -140,10 +158,10 @@ def best_play(table, rack, staged=None, *, fixed=None, opened: bool = True, thre
     p = _problem(table, rack, staged, fixed, opened, threshold)
     weight, joker_weight = (_TILE_WEIGHT, 1) if objective == "tiles" else (_POINT_WEIGHT, joker_penalty)
     ws, begin, end, _ = _run(p, weight, joker_weight)
-    best, _, _ = kernel.summarise(begin, end, p.jlo, p.threshold, ws.key, ws.val, ws.bits)
+    best, _, _ = _summary(p, ws, begin, end, joker_weight)
     if best < 0:
         return None
-    layout, used = _rebuild(ws, best, p.fixed)
+    layout, used = _rebuild_any(p, ws, best, joker_weight)
     play = used - p.base
     if play.sum() == 0:
         return None
@@ -158,10 +176,116 @@ def arrange(counts, *, fixed=None) -> Layout | None:
     p = _problem(np.zeros(NUM_TYPES, dtype=np.int64), counts, counts, fixed, True, 0)
     p.lo, p.jlo = counts[:52].copy(), int(counts[JOKER])
     ws, begin, end, _ = _run(p, _TILE_WEIGHT, 1)
-    best, _, _ = kernel.summarise(begin, end, p.jlo, 0, ws.key, ws.val, ws.bits)
+    best, _, _ = _summary(p, ws, begin, end, 1)
     if best < 0:
         return None
-    return _rebuild(ws, best, p.fixed)[0]
+    return _rebuild_any(p, ws, best, 1)[0]
+
+
+def _rebuild_any(p: _Problem, ws: _Workspace, index: int, joker_weight: int) -> tuple[Layout, np.ndarray]:
+    if _free(p):
+        return _rebuild_free(ws, index, p.jlo, joker_weight)
+    return _rebuild(ws, index, p.fixed)
+
+
+def _path(ws: _Workspace, index: int) -> list[int]:
+    opts = []
+    while index > 0:
+        opts.append(int(ws.opt[index]))
+        index = int(ws.parent[index])
+    opts.reverse()
+    assert len(opts) == _SUBSTEPS
+    return opts
+
+
+def _number(piece: int, place: int, run: list[int]) -> int:
+    """The number the piece at ``place`` of ``run`` stands for."""
+    first = next(i for i, t in enumerate(run) if t != JOKER)
+    return run[first] % NUMBERS + 1 + place - first
+
+
+def _rebuild_free(ws: _Workspace, index: int, jlo: int, joker_weight: int) -> tuple[Layout, np.ndarray]:
+    """Replay the free-joker programme's choices, then add the spare jokers where there is room."""
+    key = int(ws.key[index])
+    placed_total = (key >> kernel._F_J) & 7
+    reach = (key >> kernel._F_R) & 7
+    opts = _path(ws, index)
+    used = np.zeros(NUM_TYPES, dtype=np.int64)
+    done: list[list[int]] = []
+    groups: list[list[int]] = []
+    runs: list[list[list[int]]] = [[] for _ in range(4)]
+    placed = 0
+    step = 0
+    for n in range(1, NUMBERS + 1):
+        group_pieces: list[int] = []
+        for c in range(4):
+            opt = opts[step]
+            step += 1
+            cont, y, w, g, x = opt & 3, (opt >> 2) & 3, (opt >> 4) & 15, (opt >> 8) & 3, (opt >> 10) & 7
+            t = c * NUMBERS + n - 1
+            used[t] += x
+            ordered = sorted(runs[c], key=lambda r: -min(len(r), 3))
+            nxt = []
+            jokers_left = y
+            for i, run in enumerate(ordered):
+                if cont >> i & 1:
+                    if jokers_left:
+                        run.append(JOKER)
+                        jokers_left -= 1
+                    else:
+                        run.append(t)
+                    nxt.append(run)
+                else:
+                    done.append(run)
+            m, k1, k2 = (int(v) for v in kernel.NEW_RUNS[w])
+            for lead in (k1, k2)[:m]:
+                nxt.append([JOKER] * lead + [t])
+            placed += y + (k1 + k2 if m == 2 else k1 if m == 1 else 0)
+            runs[c] = nxt
+            group_pieces += [t] * g
+        jg = opts[step]
+        step += 1
+        placed += jg
+        groups += _groups_most(group_pieces, jg)
+    for c in range(4):
+        done += runs[c]
+    assert placed == placed_total
+    spare = reach - placed if joker_weight >= 0 else max(0, jlo - placed)
+    for _ in range(spare):
+        for run in done:
+            if len(run) < NUMBERS:
+                if _number(run[-1], len(run) - 1, run) < NUMBERS:
+                    run.append(JOKER)
+                else:
+                    run.insert(0, JOKER)
+                break
+        else:
+            grp = next(grp for grp in groups if len(grp) < 4)
+            grp.append(JOKER)
+    used[JOKER] = placed + spare
+    return Layout(sets=groups + done, kinds=["group"] * len(groups) + ["run"] * len(done)), used
+
+
+def _groups_most(pieces: list[int], jokers: int) -> list[list[int]]:
+    """Like ``_groups``, but with as many groups as possible (the most room for spare jokers)."""
+    if not pieces:
+        return []
+    pieces = sorted(pieces)
+    most = max(pieces.count(t) for t in set(pieces))
+    total = len(pieces) + jokers
+    count = max(g for g in range(max(most, 1), len(pieces) + 1) if 3 * g <= total <= 4 * g)
+    groups: list[list[int]] = [[] for _ in range(count)]
+    for i, t in enumerate(pieces):
+        groups[i % count].append(t)
+    for grp in groups:
+        while len(grp) < 3:
+            grp.append(JOKER)
+            jokers -= 1
+    for grp in groups:
+        while jokers and len(grp) < 4:
+            grp.append(JOKER)
+            jokers -= 1
+    return groups
 
 
 def _rebuild(ws: _Workspace, index: int, fixed: np.ndarray) -> tuple[Layout, np.ndarray]:
