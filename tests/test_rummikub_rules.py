@@ -9,10 +9,10 @@ import pytest
 from rummikub_helpers import legal, play, position
 
 from rummienv.errors import NotationError
+from rummienv.rules import make_rules
 from rummienv.rummikub import RummikubGame
 from rummienv.rummikub.sets import set_kind, set_numbers, set_value
 from rummienv.rummikub.state import _draw_for_start, full_set
-from rummienv.rules import make_rules
 from rummienv.tiles import JOKER, parse_tiles, tile_index, tile_name
 
 

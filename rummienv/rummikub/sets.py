@@ -12,7 +12,6 @@ from typing import Literal
 
 from rummienv.tiles import JOKER, NUMBERS, colour_of, number_of, tile_name
 
-
 Kind = Literal["run", "group"]
 
 
@@ -69,4 +68,5 @@ def describe_invalid(tiles: Sequence[int]) -> str:
         return f"set [{names}] has {len(tiles)} pieces; a set needs at least 3"
     if all(t == JOKER for t in tiles):
         return f"set [{names}] has only jokers; a set needs a numbered piece"
-    return f"set [{names}] is neither a group (one number, different colours, 3-4) nor a run (one colour, consecutive, in order, 1 low and 13 high)"
+    return (f"set [{names}] is neither a group (one number, different colours, 3-4) "
+            "nor a run (one colour, consecutive, in order, 1 low and 13 high)")
