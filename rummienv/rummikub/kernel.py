@@ -690,7 +690,9 @@ def forward_free(lo, hi, jhi, weight, by_bits, ht, ws_stamp, s_key, s_val, s_bit
                             plain = 0
                             for e in range(m):
                                 kk = k1 if e == 0 else k2
-                                if n - kk < 1:
+                                # a run led by jokers needs them only when it cannot take them on
+                                # top instead: J 12 13, J 12 J, J J 13 (longer runs shed them as spares)
+                                if kk != 0 and kk != n - 11:
                                     ok = False
                                     break
                                 ln = 1 + kk
