@@ -1,0 +1,47 @@
+"""Opt-in wrappers over the Gymnasium envs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+from rummienv.errors import IllegalActionError
+
+
+class IllegalActionPenalty(gym.Wrapper, gym.utils.RecordConstructorArgs):
+    """End the episode with ``penalty`` on an illegal action, instead of raising.
+
+    The raw envs raise, because an illegal action is almost always a bug in the
+    agent's masking; this wrapper is for learners that act without the mask (or
+    generic tools that sample the whole action space). The state is left as it
+    was: the episode ends, the observation is the last one with an all-zero mask,
+    and ``info["illegal_action"]`` says what was refused and why.
+    """
+
+    def __init__(self, env: gym.Env, penalty: float = -1.0) -> None:
+        gym.utils.RecordConstructorArgs.__init__(self, penalty=penalty)
+        super().__init__(env)
+        self.penalty = float(penalty)
+        self._last_obs: dict[str, np.ndarray] | None = None
+        self._ended = False
+
+    def reset(self, **kwargs: Any) -> tuple[dict[str, np.ndarray], dict]:
+        obs, info = self.env.reset(**kwargs)
+        self._last_obs, self._ended = obs, False
+        return obs, info
+
+    def step(self, action: Any) -> tuple[dict[str, np.ndarray], float, bool, bool, dict]:
+        if self._ended:
+            raise gym.error.ResetNeeded("the episode ended on an illegal action; call reset()")
+        try:
+            self.env.unwrapped.check_action(action)
+        except IllegalActionError as exc:
+            self._ended = True
+            mask = np.zeros_like(self._last_obs["action_mask"])
+            obs = {"observation": self._last_obs["observation"].copy(), "action_mask": mask}
+            return obs, self.penalty, True, False, {"action_mask": mask, "illegal_action": str(exc)}
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        self._last_obs = obs
+        return obs, reward, terminated, truncated, info
