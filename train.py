@@ -26,7 +26,7 @@ import torch
 from torch import nn, optim
 from tqdm import tqdm
 
-from agents.checkpoint import load_checkpoint, network_from, save_checkpoint
+from agents.checkpoint import load_checkpoint, save_checkpoint
 from agents.imitation import behaviour_clone, record_teacher
 from agents.ppo import ActorCritic, PolicyAgent
 from agents.selfplay import OpponentPool, SelfPlay, derive_seed, game_shape, make_game
@@ -116,9 +116,7 @@ def main() -> None:
 
     start_update, global_step = 0, 0
     if resumed is not None:
-        net = network_from(resumed)
-        envs.learner = net
-        optimizer = optim.Adam(net.parameters(), lr=config.learning_rate, eps=1e-5)
+        net.load_state_dict(resumed["model"])
         optimizer.load_state_dict(resumed["optimizer"])
         pool.load_state_dict(resumed["pool"])
         next_obs, next_mask = envs.load_state_dict(resumed["selfplay"])
@@ -165,7 +163,6 @@ def main() -> None:
                 writer.add_scalar(key, value, 0)
             tqdm.write(f"warm start: cloned {config.imitation_teacher} on {int(stats['imitation/decisions'])} "
                        f"decisions in {time.time() - started:.0f}s, accuracy {stats['imitation/accuracy']:.3f}")
-            optimizer = optim.Adam(net.parameters(), lr=config.learning_rate, eps=1e-5)
         next_obs, next_mask = envs.reset()
         next_done = torch.zeros(config.num_envs)
         log_evaluation(0)
@@ -177,7 +174,9 @@ def main() -> None:
     progress = tqdm(total=config.num_updates * config.batch_size, initial=global_step, unit="step",
                     dynamic_ncols=True, smoothing=0.1)
     # Speed counts rollouts and updates only; evaluations and checkpoints are timed apart.
+    # CPU time too: on a shared machine it says what a core of one's own would give.
     train_seconds, rollout_seconds, env_steps_at_start, started = 0.0, 0.0, envs.env_steps, time.time()
+    train_cpu_seconds = 0.0
     update = start_update
     for update in range(start_update + 1, config.num_updates + 1):
         if config.anneal_lr:
@@ -185,7 +184,7 @@ def main() -> None:
             optimizer.param_groups[0]["lr"] = frac * config.learning_rate
 
         # Rollout: every game stops at the learner's turn; one batched forward pass acts in all.
-        update_started = time.time()
+        update_started, update_cpu_started = time.time(), time.process_time()
         envs.begin_rollout(update)
         finished = []
         for step in range(config.num_steps):
@@ -262,6 +261,7 @@ def main() -> None:
 
         # Logging: losses and speed every update, to TensorBoard and the CSV.
         train_seconds += time.time() - update_started
+        train_cpu_seconds += time.process_time() - update_cpu_started
         env_sps = (envs.env_steps - env_steps_at_start) / train_seconds
         learner_results = [r for _, r in finished]
         row = {
@@ -271,7 +271,9 @@ def main() -> None:
             "approx_kl": approx_kl.item(), "clipfrac": float(np.mean(clipfracs)),
             "explained_variance": float(explained_var), "games_finished": len(finished),
             "selfplay_result": float(np.mean(learner_results)) if learner_results else float("nan"),
-            "env_steps_per_second": env_sps, "rollout_share": rollout_seconds / train_seconds,
+            "env_steps_per_second": env_sps,
+            "env_steps_per_cpu_second": (envs.env_steps - env_steps_at_start) / train_cpu_seconds,
+            "rollout_share": rollout_seconds / train_seconds,
             "wall_seconds": time.time() - started,
         }
         metrics_log.write(row)
@@ -303,8 +305,10 @@ def main() -> None:
               f"continue with: python train.py --config {args.config} --resume")
         return
     plot_win_rates(run_dir / "eval.csv", run_dir / "win_rate.png",
-                   f"{config.game}, {config.num_players} players: learner vs baselines")
-    print(f"\nfinal evaluation after {global_step} learner steps ({config.eval_deals} duplicate deals per opponent):")
+                   f"{config.game}, {config.num_players} players: learner vs baselines", 1 / config.num_players)
+    even = 1 / config.num_players
+    print(f"\nfinal evaluation after {global_step} learner steps: {config.eval_deals} duplicate deals per opponent, "
+          f"the learner at every seat against {config.num_players - 1} copies of it (even: {even:.2f})")
     print(format_table(last_evaluation(run_dir / "eval.csv")))
     print(f"\ncheckpoint: {run_dir / 'checkpoint.pt'}\ncurves:     {run_dir / 'metrics.csv'}, "
           f"{run_dir / 'eval.csv'}, TensorBoard in {run_dir / 'tb'}\nplot:       {run_dir / 'win_rate.png'}")

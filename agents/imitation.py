@@ -18,6 +18,7 @@ from torch import nn
 from agents.ppo import ActorCritic, masked_logits
 from agents.selfplay import act_batch, derive_seed, seat_rewards
 
+# Games recorded side by side (fewer for a small recording: every game under way is finished).
 PARALLEL_GAMES = 32
 
 
@@ -32,9 +33,10 @@ def record_teacher(game: Any, game_name: str, teacher: str, num_steps: int, rewa
 
     agent = make_agent(teacher, game_name, game.num_players, derive_seed(seed, 5))
     records: list[tuple[np.ndarray, np.ndarray, int, float]] = []
-    games = [game.new_initial_state(derive_seed(seed, 6, k)) for k in range(PARALLEL_GAMES)]
+    parallel = min(PARALLEL_GAMES, max(1, num_steps // 200))
+    games = [game.new_initial_state(derive_seed(seed, 6, k)) for k in range(parallel)]
     trails: list[list[tuple[np.ndarray, np.ndarray, int, int]]] = [[] for _ in games]
-    started = PARALLEL_GAMES
+    started = parallel
     while any(g is not None for g in games):
         live = [k for k, g in enumerate(games) if g is not None]
         states = [games[k] for k in live]

@@ -52,8 +52,11 @@ def last_evaluation(eval_csv: Path) -> list[dict[str, Any]]:
     return [{k: v if k == "opponent" else float(v) for k, v in r.items()} for r in rows if int(r["update"]) == last]
 
 
-def plot_win_rates(eval_csv: Path, png: Path, title: str) -> None:
-    """Win rate against learner steps, one line per baseline, with its 95% interval as a band."""
+def plot_win_rates(eval_csv: Path, png: Path, title: str, even: float) -> None:
+    """Win rate against learner steps, one line per baseline, with its 95% interval as a band.
+
+    ``even`` (1 / players) marks what an agent exactly as strong as the baseline would score.
+    """
     import matplotlib
 
     matplotlib.use("Agg")
@@ -66,7 +69,7 @@ def plot_win_rates(eval_csv: Path, png: Path, title: str) -> None:
         steps = [int(r["global_step"]) for r in mine]
         ax.plot(steps, [float(r["win_rate"]) for r in mine], marker="o", label=f"vs {opponent}")
         ax.fill_between(steps, [float(r["win_low"]) for r in mine], [float(r["win_high"]) for r in mine], alpha=0.2)
-    ax.axhline(0.5, color="grey", linewidth=0.8, linestyle="--")
+    ax.axhline(even, color="grey", linewidth=0.8, linestyle="--", label="as strong as the baseline")
     ax.set_xlabel("learner steps")
     ax.set_ylabel("win rate (duplicate deals, 95% CI)")
     ax.set_ylim(0, 1)
