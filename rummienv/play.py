@@ -153,18 +153,23 @@ class Session:
             except IllegalActionError as exc:
                 say(f"not legal: {line!r}: {text.why_not(trial, action, exc)}")
                 return
+        before = self.state.view(self.human)
         self.state = trial
         if self.state.is_terminal() or self.state.current_player != self.human:
             say(f"you: {text.describe_turn(self.game, actions)}")
+        got = text.gained(before, self.state.view(self.human))
+        if got != "-":
+            say(f"you got: {got}")
 
     def time_out(self) -> None:
         state = self.state
         before = int(state.racks[self.human].sum())
+        view = state.view(self.human)
         state.apply_timeout()
         after = int(state.racks[self.human].sum())
         rule = "K8" if state.rules.timeout_rule == "keep_valid" else "T12"
         if after >= before:
-            change = f"you drew {after - before}"
+            change = f"you drew {after - before}: {text.gained(view, state.view(self.human))}"
         else:
             change = f"{before - after} valid tiles stayed on the table"
         say(f"time is up ({self.clock:g} s, {rule}): {change}")

@@ -7,6 +7,7 @@ exactly the same mask as a bot. Every refusal says what was wrong in words.
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from rummienv.cards import CARD_STRINGS, card_rank, card_suit, parse_card
@@ -137,7 +138,21 @@ def why_not(state: Any, action: int, error: IllegalActionError) -> str:
         return "the pool is empty: play if you can, else pass (T7)"
     if action == RA.PASS:
         return "passing is only for a player who cannot play with the pool empty (T7); draw instead"
-    return str(error)
+    tile = tile_name(action - RA.SWAP)
+    if not state.rules.joker_swap_action:
+        return "this edition has no joker swap; free a joker by rearranging the table in a play (T6)"
+    if not state.opened[me]:
+        return "a joker may be swapped only after opening (K6)"
+    return f"no table joker stands for {tile} with a play after it that uses the joker again (K6)"
+
+
+def gained(before: dict[str, Any], after: dict[str, Any]) -> str:
+    """The pieces or cards that came into a seat's hand between two of its views."""
+    key = "hand" if "hand" in before else "rack"
+    new = Counter(after[key]) - Counter(before[key])
+    if key == "hand":
+        return _cards(list(new.elements()))
+    return _tiles(new.elements())
 
 
 def describe_turn(game: str, actions: list[int]) -> str:

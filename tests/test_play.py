@@ -59,7 +59,7 @@ def test_rummikub_refused_moves_then_time_out_then_the_bot_goes_out(position):
     assert proc.returncode == 0, err
     assert "b13 is not in your rack" in out
     assert "do not make a legal play yet" in out and "worth 30 or more" in out
-    assert "time is up (1 s, T12): you drew 3" in out
+    assert "time is up (1 s, T12): you drew 3:" in out
     assert "seat 1 (max_tiles): played r1 r2 r3" in out
     assert "seat 0 (you): -" in out and "winner: max_tiles" in out
 
