@@ -177,6 +177,11 @@ class GreedyAgent(BaseAgent):
 class ValueAgent(BaseAgent):
     """Scores hands by points it could lay now minus dead weight, and plays to raise that score.
 
+    Dead weight counts half (``dead_weight``) and an unseen stock card costs 8
+    (``stock_cost``): cards taken from the pile often meld later, and these
+    values, set on 2- and 3-player matches against ``greedy``, take the pile
+    more often than full weight would, which won more.
+
     ``hold``: keep melds (not lay-offs owed by a take) in hand until the hand can go
     out this turn, an opponent is down to ``short_hand`` cards or the stock to
     ``low_stock``.
@@ -185,8 +190,8 @@ class ValueAgent(BaseAgent):
     reads_view = True
 
     def __init__(self, seed: int | None = None, *, hold: bool = False, short_hand: int = 4,
-                 low_stock: int = 6, fit_credit: float = 0.5, stock_cost: float = 3.0,
-                 dead_weight: float = 1.0) -> None:
+                 low_stock: int = 6, fit_credit: float = 0.5, stock_cost: float = 8.0,
+                 dead_weight: float = 0.5) -> None:
         super().__init__(seed)
         self.hold = hold
         self.short_hand = short_hand
