@@ -477,6 +477,22 @@ def _group_room() -> np.ndarray:
 
 GROUP_ROOM = _group_room()
 
+
+def _group_viable() -> np.ndarray:
+    """GROUP_VIABLE[s, m, r, j]: s group pieces (m of one colour) can still become groups with at most r more
+    pieces and at most j jokers."""
+    out = np.zeros((9, 3, 9, 9), dtype=np.bool_)
+    for s in range(9):
+        for m in range(3):
+            for r in range(9):
+                for j in range(9):
+                    out[s, m, r, j] = any(GROUP_ROOM[s2, m, j2] >= 0 for s2 in range(s, min(8, s + r) + 1)
+                                          for j2 in range(j + 1))
+    return out
+
+
+GROUP_VIABLE = _group_viable()
+
 # New runs started at one number of one colour: (count, leading jokers of the first, of the second).
 NEW_RUNS = np.array([(0, 0, 0), (1, 0, 0), (1, 1, 0), (1, 2, 0), (2, 0, 0), (2, 0, 1), (2, 0, 2), (2, 1, 1),
                      (2, 1, 2), (2, 2, 2)], dtype=np.int64)
@@ -609,11 +625,14 @@ def _prune_free(begin, end, first, last, jhi, by_bits, ht, hb, stamp, s_key, s_v
 
 
 @njit(cache=True)
-def forward_free(lo, hi, jhi, weight, by_bits, ht, ws_stamp, s_key, s_val, s_bits, s_parent, s_opt, layer_start):
+def forward_free(lo, hi, jhi, weight, by_bits, ht, ws_stamp, s_key, s_val, s_bits, s_parent, s_opt, layer_start,
+                 skip):
     """The programme with free jokers only; same contract as ``forward`` (store top, or -1).
 
     Colour step option: cont (2) | y jokers continuing (2) | new-run row of NEW_RUNS (4) | g (2) | x (2).
-    Group step option: jokers in groups (3).
+    Group step option: jokers in groups (3). A sub-step that can change no state (no piece of its type,
+    no open run of its colour; no group piece) is skipped: ``skip[step]`` is set and its layer is the
+    previous one.
     """
     stamp = ws_stamp[0]
     if stamp > (np.int64(1) << 30):
@@ -631,14 +650,32 @@ def forward_free(lo, hi, jhi, weight, by_bits, ht, ws_stamp, s_key, s_val, s_bit
     n_new = NEW_RUNS.shape[0]
     for n in range(1, 14):
         for c in range(4):
+            t = c * 13 + n - 1
+            shift = 4 * c
+            if hi[t] == 0:
+                idle = True
+                for i in range(begin, end):
+                    if (s_key[i] >> shift) & 15:
+                        idle = False
+                        break
+                if idle:
+                    step += 1
+                    skip[step] = 1
+                    layer_start[step] = begin
+                    continue
+            skip[step + 1] = 0
             stamp += 1
             hb = _hash_bits(end - begin)
-            t = c * 13 + n - 1
             tlo = lo[t]
             thi = hi[t]
             wt = weight[t]
             tbit = np.uint64(1) << np.uint64(t)
-            shift = 4 * c
+            # short runs must go on: what the next two numbers of this colour offer
+            avail1 = min(hi[t + 1], 2) if n <= 12 else 0
+            avail2 = min(hi[t + 2], 2) if n <= 11 else 0
+            rest_group = 0  # pieces the later colours of this number could still give to groups
+            for c2 in range(c + 1, 4):
+                rest_group += min(hi[c2 * 13 + n - 1], 2)
             clear = ~((np.int64(15) << shift) | (np.int64(63) << _F_J) | (np.int64(63) << _F_GS))
             for i in range(begin, end):
                 key = s_key[i]
@@ -715,6 +752,10 @@ def forward_free(lo, hi, jhi, weight, by_bits, ht, ws_stamp, s_key, s_val, s_bit
                             if l0 == 0 and l1 > 0:
                                 l0 = l1
                                 l1 = 0
+                            short = (1 if 0 < l0 < 3 else 0) + (1 if 0 < l1 < 3 else 0)
+                            ones = (1 if l0 == 1 else 0) + (1 if l1 == 1 else 0)
+                            if max(short - avail1, 0) + max(ones - avail2, 0) > jfree - jnew:
+                                continue
                             npair = PAIR_INDEX[l0, l1]
                             nr = rcap + jnew + room
                             if nr > jhi:
@@ -727,6 +768,8 @@ def forward_free(lo, hi, jhi, weight, by_bits, ht, ws_stamp, s_key, s_val, s_bit
                                 if x > thi:
                                     break
                                 ngm = gm if gm > g else g
+                                if not GROUP_VIABLE[gs + g, ngm, rest_group, jfree - jnew]:
+                                    continue
                                 nkey = (base_key | (npair << shift) | ((jused + jnew) << _F_J) | (nr << _F_R)
                                         | ((gs + g) << _F_GS) | (ngm << _F_GM))
                                 nbits = base_bits
@@ -748,6 +791,17 @@ def forward_free(lo, hi, jhi, weight, by_bits, ht, ws_stamp, s_key, s_val, s_bit
             layer_start[step] = end
             begin, end = end, top
         # group step: jokers join this number's groups, which must be formable
+        idle = True
+        for i in range(begin, end):
+            if (s_key[i] >> _F_GS) & 15:
+                idle = False
+                break
+        if idle:
+            step += 1
+            skip[step] = 1
+            layer_start[step] = begin
+            continue
+        skip[step + 1] = 0
         stamp += 1
         hb = _hash_bits(end - begin)
         for i in range(begin, end):
@@ -811,3 +865,21 @@ def summarise_free(begin, end, jlo, jhi, joker_weight, s_key, s_val, s_bits):
             best_val = v
             best = i
     return best, bits, joker_more
+
+
+@njit(cache=True)
+def path(index, s_parent, s_opt, skip, steps, out):
+    """The options of the path into ``index`` (0 for skipped sub-steps), first first; returns the sub-steps
+    read, which is ``steps`` when the path is whole."""
+    i = index
+    k = steps
+    while k > 0:
+        if skip[k]:
+            out[k - 1] = 0
+        else:
+            if i <= 0:
+                return -1
+            out[k - 1] = s_opt[i] & ~_DEAD
+            i = s_parent[i]
+        k -= 1
+    return steps if i == 0 else -1

@@ -38,11 +38,14 @@ class _Workspace:
         self.opt = np.zeros(kernel.STORE_CAP, dtype=np.int64)
         self.layer = np.zeros(_SUBSTEPS + 2, dtype=np.int64)
         self.ht = np.zeros(2 << kernel.HB_MAX, dtype=np.int64)
+        self.path = np.zeros(_SUBSTEPS + 1, dtype=np.int64)
+        self.skip = np.zeros(_SUBSTEPS + 2, dtype=np.int64)
 
 
 _WS: _Workspace | None = None
 _NO_FIXED = np.zeros(NUMBERS + 1, dtype=np.int64)
 _TILE_WEIGHT = np.ones(52, dtype=np.int64)
+_SHIFTS = np.arange(52, dtype=np.uint64)
 _POINT_WEIGHT = np.tile(np.arange(1, NUMBERS + 1, dtype=np.int64), 4)
 
 
@@ -81,6 +84,7 @@ class _Problem:
     fixed: np.ndarray
     threshold: int
     base: np.ndarray  # what of lo is not the player's (the table)
+    free: bool = False  # no threshold and no fixed joker: the free-joker programme applies
 
 
 def _problem(table, rack, staged, fixed, opened: bool, threshold: int) -> _Problem:
@@ -93,19 +97,21 @@ def _problem(table, rack, staged, fixed, opened: bool, threshold: int) -> _Probl
     else:
         # T4/K3: the table is untouched, the play alone must reach the threshold
         fixed, lo, hi, base, thr = _NO_FIXED, staged, rack, np.zeros(NUM_TYPES, dtype=np.int64), threshold
-    return _Problem(lo[:52].copy(), hi[:52].copy(), int(lo[JOKER]), int(hi[JOKER]), fixed, min(thr, 255), base)
+    thr = min(thr, 255)
+    return _Problem(lo[:52].copy(), hi[:52].copy(), int(lo[JOKER]), int(hi[JOKER]), fixed, thr, base,
+                    thr == 0 and not fixed.any())
 
 
 def _free(p: _Problem) -> bool:
     """Whether the free-joker programme applies: no opening threshold, no joker fixed to a number."""
-    return p.threshold == 0 and not p.fixed.any()
+    return p.free
 
 
 def _run(p: _Problem, weight: np.ndarray, joker_weight: int, by_bits: bool = False) -> tuple[_Workspace, int, int, int]:
     ws = _workspace()
     if _free(p):
         top = kernel.forward_free(p.lo, p.hi, p.jhi, weight, by_bits, ws.ht, ws.stamp, ws.key, ws.val, ws.bits,
-                                  ws.parent, ws.opt, ws.layer)
+                                  ws.parent, ws.opt, ws.layer, ws.skip)
         if top < 0:
             raise RuntimeError("solver state store overflowed; the position is larger than the rules allow")
         return ws, int(ws.layer[_SUBSTEPS]), int(ws.layer[_SUBSTEPS + 1]), top
@@ -128,10 +134,8 @@ def legal_mask(table, rack, staged=None, *, fixed=None, opened: bool = True, thr
     p = _problem(table, rack, staged, fixed, opened, threshold)
     ws, begin, end, _ = _run(p, _TILE_WEIGHT, 1, by_bits=True)
     _, bits, joker_more = _summary(p, ws, begin, end, 1)
-    mask = np.zeros(NUM_TYPES, dtype=bool)
-    bits = int(bits)
-    for t in range(52):
-        mask[t] = (bits >> t) & 1
+    mask = np.empty(NUM_TYPES, dtype=bool)
+    mask[:52] = (bits >> _SHIFTS) & np.uint64(1)
     mask[JOKER] = joker_more
     return mask
 
@@ -189,13 +193,12 @@ def _rebuild_any(p: _Problem, ws: _Workspace, index: int, joker_weight: int) -> 
 
 
 def _path(ws: _Workspace, index: int) -> list[int]:
-    opts = []
-    while index > 0:
-        opts.append(int(ws.opt[index]))
-        index = int(ws.parent[index])
-    opts.reverse()
-    assert len(opts) == _SUBSTEPS
-    return opts
+    k = kernel.path(index, ws.parent, ws.opt, ws.skip, _SUBSTEPS, ws.path)
+    assert k == _SUBSTEPS
+    return ws.path[:k].tolist()
+
+
+_NEW_RUNS = [tuple(int(v) for v in row) for row in kernel.NEW_RUNS]
 
 
 def _number(piece: int, place: int, run: list[int]) -> int:
@@ -221,10 +224,14 @@ def _rebuild_free(ws: _Workspace, index: int, jlo: int, joker_weight: int) -> tu
         for c in range(4):
             opt = opts[step]
             step += 1
+            if opt == 0 and not runs[c]:
+                continue
             cont, y, w, g, x = opt & 3, (opt >> 2) & 3, (opt >> 4) & 15, (opt >> 8) & 3, (opt >> 10) & 7
             t = c * NUMBERS + n - 1
             used[t] += x
-            ordered = sorted(runs[c], key=lambda r: -min(len(r), 3))
+            ordered = runs[c]
+            if len(ordered) == 2 and min(len(ordered[1]), 3) > min(len(ordered[0]), 3):
+                ordered = [ordered[1], ordered[0]]
             nxt = []
             jokers_left = y
             for i, run in enumerate(ordered):
@@ -237,7 +244,7 @@ def _rebuild_free(ws: _Workspace, index: int, jlo: int, joker_weight: int) -> tu
                     nxt.append(run)
                 else:
                     done.append(run)
-            m, k1, k2 = (int(v) for v in kernel.NEW_RUNS[w])
+            m, k1, k2 = _NEW_RUNS[w]
             for lead in (k1, k2)[:m]:
                 nxt.append([JOKER] * lead + [t])
             placed += y + (k1 + k2 if m == 2 else k1 if m == 1 else 0)
