@@ -153,7 +153,7 @@ def summarise(records: list[dict[str, Any]], labels: Sequence[str], game: str, p
                               "agents": summary, "games": records}
     if len(labels) >= 3:
         result["head_to_head"] = head_to_head(records, labels)
-        result["rating"] = ratings([list(zip(r["seats"], r["scores"], strict=True)) for r in records], labels)
+        result["rating"] = ratings([list(zip(r["seats"], r["scores"], strict=True)) for r in records], labels, seed)
     return result
 
 
@@ -183,7 +183,7 @@ def format_table(result: dict[str, Any]) -> str:
         line = (f"{label:<16}{row['games']:>7}{row['win_rate']:>10.3f}  [{lo:.3f}, {hi:.3f}]  "
                 f"{row['mean_score']:>+11.2f}  [{slo:+.2f}, {shi:+.2f}]".ljust(len(head)))
         if rating:
-            line += "  ".join(f"{k} {v:.2f}" for k, v in rating["agents"][label].items())
+            line += "  ".join(f"{k} {v:.1f}" for k, v in rating["agents"][label].items() if k != "sigma")
         lines.append(line.rstrip())
     if rating:
         lines.append(f"rating: {rating['method']}")

@@ -104,8 +104,9 @@ class MaxTilesAgent(PlanningAgent):
 class HoldBackAgent(PlanningAgent):
     """Keeps its jokers and sheds points only when the round may end soon.
 
-    The per-turn optimum spends jokers as soon as they add a piece; a joker kept
-    back makes later plays (and going out) far likelier. So this bot goes out
+    The per-turn optimum spends jokers as soon as they add a piece; the bet here
+    is that a joker kept back is worth more later, when it can complete the play
+    that goes out. So this bot goes out
     whenever it can; otherwise, while the round is young, it plays the most
     pieces it can without its own jokers (using them only to open); and once an
     opponent's rack is short or the pool is low it plays the most points,

@@ -1,9 +1,9 @@
 """Confidence intervals and ratings for match results.
 
 Duplicate deals make the games of one deal depend on each other (same pieces,
-seats rotated), so the bootstrap resamples deals, not games. Ratings use
-openskill's Plackett-Luce model where it is installed; without it, a
-Bradley-Terry maximum-likelihood fit on the pairwise results stands in.
+seats rotated), so the bootstrap resamples deals, not games. Ratings: a
+Bradley-Terry maximum-likelihood fit on the pairwise results (exact, and free of
+the order of the games), and openskill's Plackett-Luce model where it is installed.
 """
 
 from __future__ import annotations
@@ -74,13 +74,19 @@ def bradley_terry(games: Sequence[Seats], labels: Sequence[str], iterations: int
     return {label: float(400.0 * np.log10(gamma[index[label]])) for label in labels}
 
 
-def openskill_ratings(games: Sequence[Seats], labels: Sequence[str]) -> dict[str, dict[str, float]]:
-    """openskill Plackett-Luce, one update per game in order; an agent in two seats gets the mean."""
+def openskill_ratings(games: Sequence[Seats], labels: Sequence[str], seed: int = 0) -> dict[str, dict[str, float]]:
+    """openskill Plackett-Luce, one update per game; an agent in two seats gets the mean.
+
+    Online updates depend on the order of the games, and the evaluator's order is
+    systematic (lineup after lineup), which biased the ratings against the lineups
+    played last; so the games go in a seeded random order.
+    """
     from openskill.models import PlackettLuce
 
     model = PlackettLuce()
     ratings = {label: model.rating(name=label) for label in labels}
-    for seats in games:
+    for g in np.random.default_rng(seed).permutation(len(games)):
+        seats = games[g]
         teams = [[model.rating(mu=ratings[lab].mu, sigma=ratings[lab].sigma)] for lab, _ in seats]
         updated = model.rate(teams, scores=[float(s) for _, s in seats])
         for lab in {lab for lab, _ in seats}:
@@ -90,10 +96,13 @@ def openskill_ratings(games: Sequence[Seats], labels: Sequence[str]) -> dict[str
     return {lab: {"mu": r.mu, "sigma": r.sigma, "ordinal": r.mu - 3 * r.sigma} for lab, r in ratings.items()}
 
 
-def ratings(games: Sequence[Seats], labels: Sequence[str]) -> dict:
-    """Ratings of every agent, with the method named, since the two scales differ."""
+def ratings(games: Sequence[Seats], labels: Sequence[str], seed: int = 0) -> dict:
+    """Every agent's Bradley-Terry Elo (order-free), and openskill's rating where it is installed."""
+    elo = bradley_terry(games, labels)
+    agents = {lab: {"elo": elo[lab]} for lab in labels}
+    method = "elo: Bradley-Terry MLE on pairwise results"
     if importlib.util.find_spec("openskill") is not None:
-        return {"method": "openskill Plackett-Luce (ordinal = mu - 3 sigma)",
-                "agents": openskill_ratings(games, labels)}
-    return {"method": "Bradley-Terry MLE, Elo scale",
-            "agents": {lab: {"elo": elo} for lab, elo in bradley_terry(games, labels).items()}}
+        for lab, rated in openskill_ratings(games, labels, seed).items():
+            agents[lab].update(rated)
+        method += "; mu, sigma, ordinal (mu - 3 sigma): openskill Plackett-Luce"
+    return {"method": method, "agents": agents}

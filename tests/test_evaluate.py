@@ -53,7 +53,17 @@ def test_openskill_ratings_order_the_agents():
     games = [[("a", 3), ("b", 2), ("c", 1)]] * 20
     rated = openskill_ratings(games, ["a", "b", "c"])
     assert rated["a"]["mu"] > rated["b"]["mu"] > rated["c"]["mu"]
-    assert ratings(games, ["a", "b", "c"])["method"].startswith("openskill")
+    both = ratings(games, ["a", "b", "c"])["agents"]["a"]
+    assert {"elo", "mu", "sigma", "ordinal"} <= set(both)
+
+
+def test_ratings_without_openskill_are_the_elo_fit(monkeypatch):
+    import agents.stats as stats
+
+    monkeypatch.setattr(stats.importlib.util, "find_spec", lambda name: None)
+    games = [[("a", 3), ("b", 2), ("c", 1)]] * 5
+    rated = stats.ratings(games, ["a", "b", "c"])
+    assert rated["agents"] == {lab: {"elo": elo} for lab, elo in bradley_terry(games, ["a", "b", "c"]).items()}
 
 
 @pytest.mark.parametrize("agents,players", [(2, 2), (3, 2), (4, 3), (2, 4), (4, 4)])
