@@ -11,6 +11,7 @@ from rummikub_helpers import play, position
 
 from rummienv.errors import IllegalActionError, NotationError, PositionError, RulesError
 from rummienv.rummikub import RummikubGame, load_state
+from rummienv.solve import main as solve_main
 
 
 def _base(**changes):
@@ -73,28 +74,36 @@ def test_actions_after_the_end_are_refused():
         state.apply_action(54)
 
 
-def _solve(*args):
-    return subprocess.run([sys.executable, "-m", "rummienv.solve", *args], capture_output=True, text=True,
-                          timeout=300)
+def _solve(capsys, *args):
+    code = solve_main(list(args))
+    out = capsys.readouterr()
+    return code, out.out, out.err
 
 
-def test_solve_command_prints_the_best_play_as_json():
-    out = _solve("--game", "rummikub", "--table", "r1 r2 r3 k7 b7 o7", "--rack", "r4 r5 J k1")
-    assert out.returncode == 0, out.stderr
-    result = json.loads(out.stdout)
+def test_solve_command_prints_the_best_play_as_json(capsys):
+    code, out, _ = _solve(capsys, "--game", "rummikub", "--table", "r1 r2 r3 k7 b7 o7", "--rack", "r4 r5 J k1")
+    assert code == 0
+    result = json.loads(out)
     assert result["tiles_played"] == 4 and result["points_played"] == 1 + 4 + 5 + 30
     assert sorted(result["play"]) == ["J", "k1", "r4", "r5"]
     assert sum(len(s) for s in result["table"]) == 10
-    none = json.loads(_solve("--table", "r1 r2 r3", "--rack", "k9 o1").stdout)
+    none = json.loads(_solve(capsys, "--table", "r1 r2 r3", "--rack", "k9 o1")[1])
     assert none["tiles_played"] == 0 and none["play"] == []
-    opening = json.loads(_solve("--table", "r1 r2 r3", "--rack", "r4 k10 b10 o10", "--opening").stdout)
+    opening = json.loads(_solve(capsys, "--table", "r1 r2 r3", "--rack", "r4 k10 b10 o10", "--opening")[1])
     assert opening["play"] == ["k10", "b10", "o10"]  # r4 cannot join the table before opening
-    cards = json.loads(_solve("--game", "rummikub_cards", "--table", "r5 r6 r7 J", "--rack", "k9 b9").stdout)
+    cards = json.loads(_solve(capsys, "--game", "rummikub_cards", "--table", "r5 r6 r7 J", "--rack", "k9 b9")[1])
     assert cards["tiles_played"] == 0  # K5: that joker is an 8 and stays one
 
 
-def test_solve_command_refuses_bad_input():
-    out = _solve("--table", "r1 r2 r4", "--rack", "k1")
-    assert out.returncode == 2 and "cannot be laid out" in out.stderr
-    out = _solve("--table", "r1 r2 r3", "--rack", "r1 r1")
-    assert out.returncode == 2 and "tile r1 appears 3 times" in out.stderr
+def test_solve_command_refuses_bad_input(capsys):
+    code, _, err = _solve(capsys, "--table", "r1 r2 r4", "--rack", "k1")
+    assert code == 2 and "cannot be laid out" in err
+    code, _, err = _solve(capsys, "--table", "r1 r2 r3", "--rack", "r1 r1")
+    assert code == 2 and "tile r1 appears 3 times" in err
+
+
+def test_solve_runs_as_a_module():
+    out = subprocess.run([sys.executable, "-m", "rummienv.solve", "--table", "r1 r2 r3", "--rack", "r4 k1"],
+                         capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["play"] == ["r4"]

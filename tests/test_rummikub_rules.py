@@ -69,7 +69,7 @@ def test_C5_set_value_counts_jokers():
 def test_C6_table_stays_valid_and_pieces_never_return():
     game = RummikubGame("rummikub", 2)
     rng = np.random.default_rng(3)
-    for seed in range(4):
+    for seed in range(2):
         state = game.new_initial_state(seed)
         while not state.is_terminal():
             before = state.table_counts()
@@ -197,8 +197,8 @@ def test_T10_empty_pool_lowest_rack_wins_and_co_winners_share():
 
 
 def test_T11_several_rounds_add_up():
-    game = RummikubGame("rummikub", 2, whole_game=True)
-    assert game.num_rounds == 2  # one round per player by default
+    assert RummikubGame("rummikub", 2, whole_game=True).num_rounds == 2  # one round per player by default
+    game = RummikubGame(make_rules("rummikub", {"jokers": 0}), 2, whole_game=True)  # short random rounds
     state = game.new_initial_state(11)
     rng = np.random.default_rng(0)
     rounds_seen = {0}

@@ -17,7 +17,7 @@ from rummienv.errors import PositionError
 from rummienv.rules import PRESETS, RummikubRules, make_rules
 from rummienv.rummikub.sets import describe_invalid, set_kind, set_numbers
 from rummienv.rummikub.state import RummikubGame, RummikubState, full_set
-from rummienv.tiles import JOKER, NUM_TYPES, counts_of, parse_tiles, tile_name, tiles_of
+from rummienv.tiles import JOKER, NUM_TYPES, counts_of, number_of, parse_tiles, tile_name, tiles_of
 
 _KEYS = {"game", "racks", "table", "pool", "opened", "current_player", "staged", "passes", "round",
          "totals", "rounds_won", "rules", "whole_game", "seed", "swapped",
@@ -44,7 +44,7 @@ def to_dict(state: RummikubState) -> dict[str, Any]:
         "opened": [bool(o) for o in state.opened],
         "current_player": state._current,
         "staged": _names(tiles_of(state.staged)),
-        "swapped": state.swapped,
+        "swapped": _names(state.swapped),
         "passes": state.passes,
         "round": state.round,
         "totals": [str(t) for t in state.totals],
@@ -89,6 +89,7 @@ def load_state(position: dict[str, Any]) -> RummikubState:
     state.table = table.astype(np.int8)
     state._set_table(sets)
     placed = state.racks.astype(np.int64).sum(axis=0) + table
+    placed[JOKER] -= len(position.get("swapped", []))  # a freed joker is in a set and in the rack
     if "pool" in position:  # pieces in no rack, set or pool are out of this round
         pool = parse_tiles(position["pool"])
         _check_counts(placed + counts_of(pool), rules)
@@ -105,9 +106,14 @@ def load_state(position: dict[str, Any]) -> RummikubState:
     if np.any(staged > state.racks[current]):
         raise PositionError("staged tiles must all be in the current player's rack")
     state.staged = staged
-    state.swapped = int(position.get("swapped", 0))
-    if state.swapped > staged[JOKER]:
-        raise PositionError("'swapped' counts freed jokers, which must be among the staged tiles")
+    state.swapped = parse_tiles(position.get("swapped", []))
+    for tile in state.swapped:  # K6: the joker that stood for it is freed, staged, and no longer on the table
+        if tile == JOKER or staged[tile] == 0 or state.fixed[number_of(tile)] == 0:
+            raise PositionError(f"'swapped' tile {tile_name(tile)} must be staged and a table joker must "
+                                "stand for its number")
+        state.fixed[number_of(tile)] -= 1
+    if len(state.swapped) > staged[JOKER]:
+        raise PositionError("each swapped tile frees a joker, which must be among the staged tiles")
     state.passes = int(position.get("passes", 0))
     state.round = int(position.get("round", 0))
     state.totals = [Fraction(t) for t in position.get("totals", [0] * p)]

@@ -80,7 +80,7 @@ class RummikubState(State):
         self.pool: list[int] = []  # next draw last, so drawing is a pop
         self.opened = np.zeros(p, dtype=bool)
         self.staged = np.zeros(NUM_TYPES, dtype=np.int8)
-        self.swapped = 0  # jokers freed by SWAP_JOKER this turn (staged, must go down)
+        self.swapped: list[int] = []  # tiles put in jokers' places this turn (K6); the jokers are staged
         self._turn_start: tuple | None = None
         self._current = 0
         self.passes = 0
@@ -109,7 +109,7 @@ class RummikubState(State):
         self.table_sets = []
         self.opened[:] = False
         self.staged[:] = 0
-        self.swapped = 0
+        self.swapped = []
         self.passes = 0
         self.round = round_index
         self.round_scores = None
@@ -197,7 +197,7 @@ class RummikubState(State):
         elif action >= A.SWAP:
             self._save_turn_start()
             _, self.fixed, self.racks[p], self.staged = self._after_swap(action - A.SWAP)
-            self.swapped += 1
+            self.swapped = [*self.swapped, action - A.SWAP]
         elif action == A.COMMIT:
             self._commit()
             return
@@ -227,7 +227,7 @@ class RummikubState(State):
             self.racks[self._current] = rack
             self.fixed = fixed
         self.staged[:] = 0
-        self.swapped = 0
+        self.swapped = []
 
     def _commit(self) -> None:
         self._lay_down(self.staged.copy())
@@ -253,7 +253,7 @@ class RummikubState(State):
         self._set_table(sets)
         self.opened[p] = True
         self.staged[:] = 0
-        self.swapped = 0
+        self.swapped = []
         self.passes = 0
 
     def _set_table(self, sets: list[TableSet]) -> None:
@@ -289,7 +289,7 @@ class RummikubState(State):
         kept = None
         if self.rules.timeout_rule == "keep_valid" and self.staged.any():
             must = np.zeros(NUM_TYPES, dtype=np.int8)
-            must[JOKER] = self.swapped  # freed jokers cannot go back to the rack (C6)
+            must[JOKER] = len(self.swapped)  # freed jokers cannot go back to the rack (C6)
             sol = solver.best_play(self.table, self.staged, must, **self._solver_args())
             kept = None if sol is None else sol.play
         if kept is not None:
