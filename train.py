@@ -15,6 +15,7 @@ continues from the last checkpoint as if the run had never stopped.
 from __future__ import annotations
 
 import argparse
+import shutil
 import signal
 import sys
 import time
@@ -81,6 +82,7 @@ def evaluate_learner(net: ActorCritic, config: TrainConfig) -> list[dict[str, An
 
 def main() -> None:
     args = parse_args()
+    launched = time.time()
     resumed = None
     try:
         config = load_config(args.config, total_steps=args.total_steps)
@@ -91,6 +93,9 @@ def main() -> None:
             config = from_dict(saved)  # the run goes on with the settings it started with
     except ValueError as exc:
         sys.exit(f"error: {exc}")
+    if resumed is None and (run_dir / "checkpoint.pt").exists():
+        print(f"starting afresh in {run_dir}: its previous checkpoint, curves and plot are replaced")
+        shutil.rmtree(run_dir / "tb", ignore_errors=True)  # else TensorBoard would mix the two runs
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "config.yaml").write_text(_as_yaml(to_dict(config)))
 
@@ -142,8 +147,12 @@ def main() -> None:
             "torch_rng": torch.get_rng_state(),
         })
 
+    eval_seconds = [0.0]
+
     def log_evaluation(update: int) -> list[dict[str, Any]]:
+        eval_started = time.time()
         results = evaluate_learner(net, config)
+        eval_seconds.append(time.time() - eval_started)
         for r in results:
             eval_log.write({"update": update, "global_step": global_step, **r})
             writer.add_scalar(f"eval/win_rate_vs_{r['opponent']}", r["win_rate"], global_step)
@@ -170,6 +179,7 @@ def main() -> None:
     next_obs, next_mask = torch.as_tensor(next_obs), torch.as_tensor(next_mask)
 
     stop = StopRequest()
+    out_of_time = False
     win_rates: dict[str, float] = {}
     progress = tqdm(total=config.num_updates * config.batch_size, initial=global_step, unit="step",
                     dynamic_ncols=True, smoothing=0.1)
@@ -287,7 +297,11 @@ def main() -> None:
         # Snapshots join the pool; evaluations and checkpoints on their own schedules.
         if update % config.snapshot_every == 0:
             pool.add_snapshot(f"step{global_step}", net)
-        last = update == config.num_updates
+        # The time budget holds the final evaluation too: stop while one more update and one fits.
+        finish_by = launched + 60 * config.time_limit_minutes
+        out_of_time = config.time_limit_minutes > 0 and (
+            time.time() + (time.time() - update_started) + eval_seconds[-1] > finish_by)
+        last = update == config.num_updates or out_of_time
         if update % config.eval_every == 0 or last:
             results = log_evaluation(update)
             win_rates = {r["opponent"]: r["win_rate"] for r in results}
@@ -295,18 +309,21 @@ def main() -> None:
             checkpoint(update)
         progress.update(config.batch_size)
         progress.set_postfix(env_sps=f"{env_sps:.0f}", **{f"win_{k}": f"{v:.2f}" for k, v in win_rates.items()})
-        if stop.requested:
+        if stop.requested or out_of_time:
             break
     progress.close()
     writer.close()
 
-    if update < config.num_updates:
+    if update < config.num_updates and not out_of_time:
         print(f"stopped at update {update} of {config.num_updates}, step {global_step}; "
               f"continue with: python train.py --config {args.config} --resume")
         return
     plot_win_rates(run_dir / "eval.csv", run_dir / "win_rate.png",
                    f"{config.game}, {config.num_players} players: learner vs baselines", 1 / config.num_players)
     even = 1 / config.num_players
+    if update < config.num_updates:
+        print(f"\ntime budget of {config.time_limit_minutes:g} minutes reached at update {update} of "
+              f"{config.num_updates}; --resume continues the run")
     print(f"\nfinal evaluation after {global_step} learner steps: {config.eval_deals} duplicate deals per opponent, "
           f"the learner at every seat against {config.num_players - 1} copies of it (even: {even:.2f})")
     print(format_table(last_evaluation(run_dir / "eval.csv")))

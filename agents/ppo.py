@@ -13,7 +13,6 @@ from typing import Any
 import numpy as np
 import torch
 from torch import nn
-from torch.distributions import Categorical
 
 # Finite, so that 0 * log(0) stays 0 in the entropy instead of becoming NaN.
 ILLEGAL_LOGIT = -1e8
@@ -28,6 +27,13 @@ def layer_init(layer: nn.Linear, std: float = np.sqrt(2), bias_const: float = 0.
 
 def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     return torch.where(mask, logits, torch.full_like(logits, ILLEGAL_LOGIT))
+
+
+def gumbel_sample(logits: torch.Tensor, generator: torch.Generator | None = None) -> torch.Tensor:
+    """One draw per row from softmax(logits) by the Gumbel-max trick: on CPU several times
+    faster than ``torch.multinomial`` over hundreds of actions, and masked logits never win."""
+    uniform = torch.rand(logits.shape, generator=generator).clamp_(min=1e-20)
+    return (logits - torch.log(-torch.log(uniform))).argmax(dim=-1)
 
 
 class ActorCritic(nn.Module):
@@ -49,18 +55,21 @@ class ActorCritic(nn.Module):
     def get_value(self, obs: torch.Tensor) -> torch.Tensor:
         return self.critic(self.trunk(obs)).squeeze(-1)
 
-    def policy(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[Categorical, torch.Tensor]:
-        """The masked action distribution and the state value."""
-        hidden = self.trunk(obs)
-        return Categorical(logits=masked_logits(self.actor(hidden), mask)), self.critic(hidden).squeeze(-1)
-
     def get_action_and_value(
         self, obs: torch.Tensor, mask: torch.Tensor, action: torch.Tensor | None = None
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
-        dist, value = self.policy(obs, mask)
+        """Sample (or score) an action of the masked policy; also its entropy and the state value.
+
+        Written out with log_softmax rather than torch.distributions.Categorical, whose
+        logsumexp is several times slower on CPU at this size.
+        """
+        hidden = self.trunk(obs)
+        logp = torch.log_softmax(masked_logits(self.actor(hidden), mask), dim=-1)
         if action is None:
-            action = dist.sample()
-        return action, dist.log_prob(action), dist.entropy(), value
+            action = gumbel_sample(logp)
+        logprob = logp.gather(-1, action.unsqueeze(-1)).squeeze(-1)
+        entropy = -(logp.exp() * logp).sum(-1)  # illegal entries: 0 * (about -1e8) = 0
+        return action, logprob, entropy, self.critic(hidden).squeeze(-1)
 
 
 class PolicyAgent:
@@ -86,8 +95,7 @@ class PolicyAgent:
         logits = masked_logits(self.net.actor(self.net.trunk(obs)), mask)
         if self.greedy:
             return logits.argmax(dim=-1).numpy()
-        probs = torch.softmax(logits, dim=-1)
-        return torch.multinomial(probs, 1, generator=self.generator).squeeze(-1).numpy()
+        return gumbel_sample(logits, self.generator).numpy()
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         return int(self.act_batch(observation[None], action_mask[None])[0])

@@ -113,6 +113,9 @@ class TrainConfig:
     """baselines the learner is measured against"""
     checkpoint_every: int = _knob(5, lo=1)
     """updates between checkpoints (and one at the end)"""
+    time_limit_minutes: float = _knob(0.0, lo=0.0)
+    """wall-clock budget of one invocation, warm start and evaluations included: training
+    stops early so that the final evaluation ends within it; 0 means no limit"""
     torch_threads: int = _knob(1, lo=1)
     """torch intra-op threads; 1 leaves the other core to the game engine's numba code"""
 

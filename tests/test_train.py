@@ -136,3 +136,14 @@ def test_bad_config_is_refused_naming_the_field(tmp_path: Path, monkeypatch: pyt
     bad.write_text("game: rummy500\nnum_envz: 4\n")
     message = refusal(monkeypatch, "--config", str(bad), "--runs-dir", str(tmp_path))
     assert "unknown config field 'num_envz'" in message
+
+
+def test_time_budget_ends_the_run_with_its_final_evaluation(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                            capsys: pytest.CaptureFixture) -> None:
+    config = config_file(tmp_path, "timed", total_steps=10**7, time_limit_minutes=0.2, imitation_teacher="")
+    started = time.time()
+    run_in_process(monkeypatch, "--config", str(config), "--runs-dir", str(tmp_path))
+    assert time.time() - started < 0.2 * 60 + 5
+    out = capsys.readouterr().out
+    assert "time budget of 0.2 minutes reached" in out and "final evaluation" in out
+    assert (tmp_path / "timed" / "win_rate.png").is_file()
