@@ -100,8 +100,8 @@ class Session:
         state = self.state
         deadline = None if self.clock is None else time.monotonic() + self.clock
         say("", text.render(state, self.human, self.names))
-        turn = self._turn()
-        while not state.is_terminal() and state.current_player == self.human and self._turn()[0] == turn[0]:
+        deal, moves = deal_number(state), self._moves()
+        while self._my_turn(deal):
             left = None if deadline is None else deadline - time.monotonic()
             print(f"seat {self.human}" + ("" if left is None else f" [{max(left, 0):.0f}s]") + "> ",
                   end="", flush=True)
@@ -127,14 +127,18 @@ class Session:
                     self.apply(suggestion, text.as_command(self.game, suggestion))
             else:
                 self.move(line)
-            state = self.state
-            if not state.is_terminal() and state.current_player == self.human and turn != self._turn():
-                say(text.render(state, self.human, self.names))
-                turn = self._turn()
+            if self._my_turn(deal) and self._moves() != moves:
+                say(text.render(self.state, self.human, self.names))
+                moves = self._moves()
         return True
 
-    def _turn(self) -> tuple[int, int]:
-        return (deal_number(self.state), len(getattr(self.state, "history", ())))
+    def _my_turn(self, deal: int) -> bool:
+        """Still the person's turn: not over, their seat, and no new round dealt meanwhile."""
+        state = self.state
+        return not state.is_terminal() and state.current_player == self.human and deal_number(state) == deal
+
+    def _moves(self) -> int:
+        return len(self.state.history)
 
     def move(self, line: str) -> None:
         try:
