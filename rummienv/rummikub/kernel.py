@@ -629,7 +629,8 @@ def forward_free(lo, hi, jhi, weight, by_bits, ht, ws_stamp, s_key, s_val, s_bit
                  skip):
     """The programme with free jokers only; same contract as ``forward`` (store top, or -1).
 
-    Colour step option: cont (2) | y jokers continuing (2) | new-run row of NEW_RUNS (4) | g (2) | x (2).
+    Colour step option: cont (2) | y jokers continuing (2) | new-run row of NEW_RUNS (4) | g (2) | x (3), and for
+    the last colour, which also places the jokers of the groups (the group step is then skipped), those (3).
     Group step option: jokers in groups (3). A sub-step that can change no state (no piece of its type,
     no open run of its colour; no group piece) is skipped: ``skip[step]`` is set and its layer is the
     previous one.
@@ -677,6 +678,7 @@ def forward_free(lo, hi, jhi, weight, by_bits, ht, ws_stamp, s_key, s_val, s_bit
             for c2 in range(c + 1, 4):
                 rest_group += min(hi[c2 * 13 + n - 1], 2)
             clear = ~((np.int64(15) << shift) | (np.int64(63) << _F_J) | (np.int64(63) << _F_GS))
+            last = c == 3
             for i in range(begin, end):
                 key = s_key[i]
                 pair = (key >> shift) & 15
@@ -770,23 +772,46 @@ def forward_free(lo, hi, jhi, weight, by_bits, ht, ws_stamp, s_key, s_val, s_bit
                                 ngm = gm if gm > g else g
                                 if not GROUP_VIABLE[gs + g, ngm, rest_group, jfree - jnew]:
                                     continue
-                                nkey = (base_key | (npair << shift) | ((jused + jnew) << _F_J) | (nr << _F_R)
-                                        | ((gs + g) << _F_GS) | (ngm << _F_GM))
                                 nbits = base_bits
                                 if x > tlo:
                                     nbits |= tbit
                                 opt = cont | (y << 2) | (w << 4) | (g << 8) | (x << 10)
-                                top = _put(nkey, base_val + wt * x, nbits, i, opt, ht, hb, stamp, s_key, s_val,
-                                           s_bits, s_parent, s_opt, top)
-                                if top >= s_key.shape[0] - 1:
-                                    return -1
-                                if 2 * (top - end) > (np.int64(1) << hb):
-                                    if hb >= HB_MAX:
+                                if not last:
+                                    nkey = (base_key | (npair << shift) | ((jused + jnew) << _F_J) | (nr << _F_R)
+                                            | ((gs + g) << _F_GS) | (ngm << _F_GM))
+                                    top = _put(nkey, base_val + wt * x, nbits, i, opt, ht, hb, stamp, s_key, s_val,
+                                               s_bits, s_parent, s_opt, top)
+                                    if top >= s_key.shape[0] - 1:
                                         return -1
-                                    hb += 1
-                                    stamp += 1
-                                    _rehash(end, top, ht, hb, stamp, s_key)
-            top = _prune_free(end, top, c, c, jhi, by_bits, ht, hb, stamp, s_key, s_val, s_bits, s_parent, s_opt)
+                                    if 2 * (top - end) > (np.int64(1) << hb):
+                                        if hb >= HB_MAX:
+                                            return -1
+                                        hb += 1
+                                        stamp += 1
+                                        _rehash(end, top, ht, hb, stamp, s_key)
+                                    continue
+                                # the last colour of the number: its groups take their jokers here, so the
+                                # layer before the group step (the largest) is never stored
+                                nbase = base_key | (npair << shift)
+                                for jg in range(jfree - jnew + 1):
+                                    groom = GROUP_ROOM[gs + g, ngm, jg]
+                                    if groom < 0:
+                                        continue
+                                    nr2 = nr + jg + groom
+                                    if nr2 > jhi:
+                                        nr2 = jhi
+                                    nkey = nbase | ((jused + jnew + jg) << _F_J) | (nr2 << _F_R)
+                                    top = _put(nkey, base_val + wt * x, nbits, i, opt | (jg << 13), ht, hb, stamp,
+                                               s_key, s_val, s_bits, s_parent, s_opt, top)
+                                    if top >= s_key.shape[0] - 1:
+                                        return -1
+                                    if 2 * (top - end) > (np.int64(1) << hb):
+                                        if hb >= HB_MAX:
+                                            return -1
+                                        hb += 1
+                                        stamp += 1
+                                        _rehash(end, top, ht, hb, stamp, s_key)
+            top = _prune_free(end, top, 0 if last else c, c, jhi, by_bits, ht, hb, stamp, s_key, s_val, s_bits, s_parent, s_opt)
             step += 1
             layer_start[step] = end
             begin, end = end, top

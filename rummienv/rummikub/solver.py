@@ -250,7 +250,7 @@ def _rebuild_free(ws: _Workspace, index: int, jlo: int, joker_weight: int) -> tu
             placed += y + (k1 + k2 if m == 2 else k1 if m == 1 else 0)
             runs[c] = nxt
             group_pieces += [t] * g
-        jg = opts[step]
+        jg = opts[step] + ((opts[step - 1] >> 13) & 7)  # the last colour's step may place the group jokers
         step += 1
         placed += jg
         groups += _groups_most(group_pieces, jg)
