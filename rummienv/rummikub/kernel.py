@@ -811,7 +811,7 @@ def forward_free(lo, hi, jhi, weight, by_bits, ht, ws_stamp, s_key, s_val, s_bit
                                         hb += 1
                                         stamp += 1
                                         _rehash(end, top, ht, hb, stamp, s_key)
-            top = _prune_free(end, top, 0 if last else c, c, jhi, by_bits, ht, hb, stamp, s_key, s_val, s_bits, s_parent, s_opt)
+            top = _prune_free(end, top, 0, 3, jhi, by_bits, ht, hb, stamp, s_key, s_val, s_bits, s_parent, s_opt)
             step += 1
             layer_start[step] = end
             begin, end = end, top
