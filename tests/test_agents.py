@@ -186,3 +186,24 @@ def test_make_agent_passes_agent_objects_through_and_accepts_games_and_rules():
     assert isinstance(make_agent("value", make_rules("rummy500"), 2), BaseAgent)
     assert baseline_names("rummikub") == ["random", "greedy", "max_tiles", "hold_back"]
     assert baseline_names("rummy500") == ["random", "greedy", "value", "value_hold"]
+
+
+def _rummikub_turn(name, rack):
+    """The actions a bot takes in one turn of an opened position against a short table."""
+    from rummienv.rummikub import load_state
+
+    position = {"game": "rummikub", "racks": [rack, ["b1", "b5", "b9"]], "table": [["o7", "o8", "o9"]],
+                "opened": [True, True], "current_player": 0}
+    state = load_state(position)
+    agent, actions = make_agent(name, "rummikub", 2), []
+    while not state.is_terminal() and state.current_player == 0:
+        actions.append(decide(agent, state))
+        state.apply_action(actions[-1])
+    return [state.action_to_string(a) for a in actions]
+
+
+def test_hold_back_keeps_its_joker_unless_it_goes_out():
+    rack = ["k1", "k2", "J", "r5", "r11"]
+    assert _rummikub_turn("max_tiles", rack)[-1] == "COMMIT"
+    assert _rummikub_turn("hold_back", rack) == ["DRAW"]
+    assert _rummikub_turn("hold_back", ["k1", "k2", "J"])[-1] == "COMMIT"
