@@ -44,6 +44,7 @@ class _Workspace:
 
 _WS: _Workspace | None = None
 _NO_FIXED = np.zeros(NUMBERS + 1, dtype=np.int64)
+_NO_STAGED = np.zeros(NUM_TYPES, dtype=np.int64)
 _TILE_WEIGHT = np.ones(52, dtype=np.int64)
 _SHIFTS = np.arange(52, dtype=np.uint64)
 _POINT_WEIGHT = np.tile(np.arange(1, NUMBERS + 1, dtype=np.int64), 4)
@@ -131,6 +132,16 @@ def _summary(p: _Problem, ws: _Workspace, begin: int, end: int, joker_weight: in
 
 def legal_mask(table, rack, staged=None, *, fixed=None, opened: bool = True, threshold: int = 30) -> np.ndarray:
     """``mask[t]``: some legal play holds everything staged plus one more ``t`` (53 bools)."""
+    if opened and (fixed is None or not np.any(fixed)):
+        # the common case in one compiled call: the Python around it cost more than a small position's solve
+        ws = _workspace()
+        mask, ok = kernel.mask_free(np.asarray(table, dtype=np.int64), np.asarray(rack, dtype=np.int64),
+                                    _NO_STAGED if staged is None else np.asarray(staged, dtype=np.int64),
+                                    _TILE_WEIGHT, ws.ht, ws.stamp, ws.key, ws.val, ws.bits, ws.parent, ws.opt,
+                                    ws.layer, ws.skip)
+        if not ok:
+            raise RuntimeError("solver state store overflowed; the position is larger than the rules allow")
+        return mask
     p = _problem(table, rack, staged, fixed, opened, threshold)
     ws, begin, end, _ = _run(p, _TILE_WEIGHT, 1, by_bits=True)
     _, bits, joker_more = _summary(p, ws, begin, end, 1)
