@@ -625,6 +625,29 @@ def _prune_free(begin, end, first, last, jhi, by_bits, ht, hb, stamp, s_key, s_v
 
 
 @njit(cache=True)
+def colour_order(lo, hi):
+    """ORDER[n - 1]: the colours in the order the free-joker programme takes them at number n.
+
+    The colour with the fewest choices goes first, so the layers within a number grow as late as possible.
+    """
+    order = np.empty((13, 4), dtype=np.int64)
+    cost = np.empty(4, dtype=np.int64)
+    for n in range(1, 14):
+        for c in range(4):
+            t = c * 13 + n - 1
+            cost[c] = (hi[t] - lo[t]) * 3 + hi[t]
+            order[n - 1, c] = c
+        for a in range(1, 4):  # insertion sort, stable
+            b = a
+            while b > 0 and cost[order[n - 1, b - 1]] > cost[order[n - 1, b]]:
+                tmp = order[n - 1, b - 1]
+                order[n - 1, b - 1] = order[n - 1, b]
+                order[n - 1, b] = tmp
+                b -= 1
+    return order
+
+
+@njit(cache=True)
 def forward_free(lo, hi, jhi, weight, by_bits, ht, ws_stamp, s_key, s_val, s_bits, s_parent, s_opt, layer_start,
                  skip):
     """The programme with free jokers only; same contract as ``forward`` (store top, or -1).
@@ -649,8 +672,10 @@ def forward_free(lo, hi, jhi, weight, by_bits, ht, ws_stamp, s_key, s_val, s_bit
     begin, end = 0, 1
     step = 0
     n_new = NEW_RUNS.shape[0]
+    order = colour_order(lo, hi)
     for n in range(1, 14):
-        for c in range(4):
+        for kc in range(4):
+            c = order[n - 1, kc]
             t = c * 13 + n - 1
             shift = 4 * c
             if hi[t] == 0:
@@ -675,10 +700,10 @@ def forward_free(lo, hi, jhi, weight, by_bits, ht, ws_stamp, s_key, s_val, s_bit
             avail1 = min(hi[t + 1], 2) if n <= 12 else 0
             avail2 = min(hi[t + 2], 2) if n <= 11 else 0
             rest_group = 0  # pieces the later colours of this number could still give to groups
-            for c2 in range(c + 1, 4):
-                rest_group += min(hi[c2 * 13 + n - 1], 2)
+            for k2 in range(kc + 1, 4):
+                rest_group += min(hi[order[n - 1, k2] * 13 + n - 1], 2)
             clear = ~((np.int64(15) << shift) | (np.int64(63) << _F_J) | (np.int64(63) << _F_GS))
-            last = c == 3
+            last = kc == 3
             for i in range(begin, end):
                 key = s_key[i]
                 pair = (key >> shift) & 15

@@ -199,7 +199,7 @@ def arrange(counts, *, fixed=None) -> Layout | None:
 
 def _rebuild_any(p: _Problem, ws: _Workspace, index: int, joker_weight: int) -> tuple[Layout, np.ndarray]:
     if _free(p):
-        return _rebuild_free(ws, index, p.jlo, joker_weight)
+        return _rebuild_free(ws, index, p.jlo, joker_weight, p.lo, p.hi)
     return _rebuild(ws, index, p.fixed)
 
 
@@ -218,7 +218,8 @@ def _number(piece: int, place: int, run: list[int]) -> int:
     return run[first] % NUMBERS + 1 + place - first
 
 
-def _rebuild_free(ws: _Workspace, index: int, jlo: int, joker_weight: int) -> tuple[Layout, np.ndarray]:
+def _rebuild_free(ws: _Workspace, index: int, jlo: int, joker_weight: int, lo: np.ndarray,
+                  hi: np.ndarray) -> tuple[Layout, np.ndarray]:
     """Replay the free-joker programme's choices, then add the spare jokers where there is room."""
     key = int(ws.key[index])
     placed_total = (key >> kernel._F_J) & 7
@@ -230,9 +231,10 @@ def _rebuild_free(ws: _Workspace, index: int, jlo: int, joker_weight: int) -> tu
     runs: list[list[list[int]]] = [[] for _ in range(4)]
     placed = 0
     step = 0
+    order = kernel.colour_order(lo, hi).tolist()
     for n in range(1, NUMBERS + 1):
         group_pieces: list[int] = []
-        for c in range(4):
+        for c in order[n - 1]:
             opt = opts[step]
             step += 1
             if opt == 0 and not runs[c]:
