@@ -508,6 +508,11 @@ def _slot(key, hb):
 
 
 @njit(cache=True, inline="always")
+def _fslot(key, fb):
+    return ((key * np.int64(0xC2B2AE3D27D4EB4F)) >> np.int64(64 - fb)) & ((np.int64(1) << fb) - 1)
+
+
+@njit(cache=True, inline="always")
 def _put(key, val, bits, parent, opt, ht, hb, stamp, s_key, s_val, s_bits, s_parent, s_opt, top):
     """Merge one successor into the current layer; returns the new store top."""
     mask = (np.int64(1) << hb) - 1
@@ -576,6 +581,15 @@ def _prune_free(begin, end, first, last, jhi, by_bits, ht, hb, stamp, s_key, s_v
     ``first..last`` that cover these one to one (``DOMINATED_BY``) with J and R
     equal; and a value as good (best play) or the used-type bits a superset (mask).
     """
+    # a bit filter of the layer's keys, small enough for the nearest cache: most covering states looked for
+    # do not exist, and the filter says so without a probe of the hash table
+    fb = 12
+    while (np.int64(1) << fb) < 8 * (end - begin) and fb < 24:
+        fb += 1
+    filt = np.zeros(np.int64(1) << (fb - 6), dtype=np.uint64)
+    for i in range(begin, end):
+        f = _fslot(s_key[i], fb)
+        filt[f >> 6] |= np.uint64(1) << np.uint64(f & 63)
     for i in range(begin, end):
         key = s_key[i]
         jj = (key >> _F_J) & 7
@@ -587,7 +601,11 @@ def _prune_free(begin, end, first, last, jhi, by_bits, ht, hb, stamp, s_key, s_v
             for ra in range(lo_r, jhi + 1):
                 if ja == jj and ra == rr:
                     continue
-                j = _get(rest | (np.int64(ja) << _F_J) | (np.int64(ra) << _F_R), ht, hb, stamp)
+                k2 = rest | (np.int64(ja) << _F_J) | (np.int64(ra) << _F_R)
+                f = _fslot(k2, fb)
+                if not (filt[f >> 6] >> np.uint64(f & 63)) & np.uint64(1):
+                    continue
+                j = _get(k2, ht, hb, stamp)
                 if j >= 0 and ((s_bits[i] & ~s_bits[j]) == 0 if by_bits else s_val[j] >= s_val[i]):
                     dead = True
                     break
@@ -602,7 +620,11 @@ def _prune_free(begin, end, first, last, jhi, by_bits, ht, hb, stamp, s_key, s_v
                     q = DOMINATED_BY[pair, k]
                     if q < 0:
                         break
-                    j = _get(other | (q << shift), ht, hb, stamp)
+                    k2 = other | (q << shift)
+                    f = _fslot(k2, fb)
+                    if not (filt[f >> 6] >> np.uint64(f & 63)) & np.uint64(1):
+                        continue
+                    j = _get(k2, ht, hb, stamp)
                     if j >= 0 and ((s_bits[i] & ~s_bits[j]) == 0 if by_bits else s_val[j] >= s_val[i]):
                         dead = True
                         break
@@ -673,7 +695,37 @@ def forward_free(lo, hi, jhi, weight, by_bits, ht, ws_stamp, s_key, s_val, s_bit
     step = 0
     n_new = NEW_RUNS.shape[0]
     order = colour_order(lo, hi)
+    # what each row of NEW_RUNS means at number n: allowed, jokers, room below, plain runs, lengths
+    w_ok = np.zeros(n_new, dtype=np.bool_)
+    w_jokers = np.zeros(n_new, dtype=np.int64)
+    w_room = np.zeros(n_new, dtype=np.int64)
+    w_plain = np.zeros(n_new, dtype=np.int64)
+    w_len = np.zeros((n_new, 2), dtype=np.int64)
     for n in range(1, 14):
+        for w in range(n_new):
+            m = NEW_RUNS[w, 0]
+            ok = True
+            room = 0
+            plain = 0
+            jk = 0
+            for e in range(m):
+                kk = NEW_RUNS[w, 1 + e]
+                # a run led by jokers needs them only when it cannot take them on
+                # top instead: J 12 13, J 12 J, J J 13 (longer runs shed them as spares)
+                if kk != 0 and kk != n - 11:
+                    ok = False
+                ln = 1 + kk
+                if ln < 3 and n + 3 - ln > 13:
+                    ok = False
+                if kk == 0:
+                    plain += 1
+                room += n - kk - 1
+                jk += kk
+                w_len[w, e] = ln
+            w_ok[w] = ok
+            w_jokers[w] = jk
+            w_room[w] = room
+            w_plain[w] = plain
         for kc in range(4):
             c = order[n - 1, kc]
             t = c * 13 + n - 1
@@ -742,36 +794,24 @@ def forward_free(lo, hi, jhi, weight, by_bits, ht, ws_stamp, s_key, s_val, s_bit
                             m = NEW_RUNS[w, 0]
                             if k + m > 2:
                                 break
-                            k1 = NEW_RUNS[w, 1]
-                            k2 = NEW_RUNS[w, 2]
-                            jnew = y + k1 + k2
+                            real = k - y + m
+                            if real > thi:
+                                break  # rows go by count of new runs
+                            if real + 2 < tlo or not w_ok[w]:
+                                continue
+                            jnew = y + w_jokers[w]
                             if jnew > jfree:
                                 continue
-                            room = room0
+                            room = room0 + w_room[w]
+                            plain = w_plain[w]
                             l0 = n_a
                             l1 = n_b
-                            ok = True
-                            plain = 0
                             for e in range(m):
-                                kk = k1 if e == 0 else k2
-                                # a run led by jokers needs them only when it cannot take them on
-                                # top instead: J 12 13, J 12 J, J J 13 (longer runs shed them as spares)
-                                if kk != 0 and kk != n - 11:
-                                    ok = False
-                                    break
-                                ln = 1 + kk
-                                if ln < 3 and n + 3 - ln > 13:
-                                    ok = False
-                                    break
-                                if kk == 0:
-                                    plain += 1
-                                room += n - kk - 1
+                                ln = w_len[w, e]
                                 if l0 == 0:
                                     l0 = ln
                                 else:
                                     l1 = ln
-                            if not ok:
-                                continue
                             # a run closing where a plain one of its colour starts is one longer
                             # run; that matters only while the room is short
                             if plain > 0 and nclose > 0 and rcap == jhi:
@@ -787,7 +827,6 @@ def forward_free(lo, hi, jhi, weight, by_bits, ht, ws_stamp, s_key, s_val, s_bit
                             nr = rcap + jnew + room
                             if nr > jhi:
                                 nr = jhi
-                            real = k - y + m
                             for g in range(3):
                                 x = real + g
                                 if x < tlo:
