@@ -266,7 +266,7 @@ def _rebuild_free(ws: _Workspace, index: int, jlo: int, joker_weight: int, lo: n
         jg = opts[step] + ((opts[step - 1] >> 13) & 7)  # the last colour's step may place the group jokers
         step += 1
         placed += jg
-        groups += _groups_most(group_pieces, jg)
+        groups += _groups(group_pieces, jg, most_groups=True)
     for c in range(4):
         done += runs[c]
     assert placed == placed_total
@@ -284,28 +284,6 @@ def _rebuild_free(ws: _Workspace, index: int, jlo: int, joker_weight: int, lo: n
             grp.append(JOKER)
     used[JOKER] = placed + spare
     return Layout(sets=groups + done, kinds=["group"] * len(groups) + ["run"] * len(done)), used
-
-
-def _groups_most(pieces: list[int], jokers: int) -> list[list[int]]:
-    """Like ``_groups``, but with as many groups as possible (the most room for spare jokers)."""
-    if not pieces:
-        return []
-    pieces = sorted(pieces)
-    most = max(pieces.count(t) for t in set(pieces))
-    total = len(pieces) + jokers
-    count = max(g for g in range(max(most, 1), len(pieces) + 1) if 3 * g <= total <= 4 * g)
-    groups: list[list[int]] = [[] for _ in range(count)]
-    for i, t in enumerate(pieces):
-        groups[i % count].append(t)
-    for grp in groups:
-        while len(grp) < 3:
-            grp.append(JOKER)
-            jokers -= 1
-    for grp in groups:
-        while jokers and len(grp) < 4:
-            grp.append(JOKER)
-            jokers -= 1
-    return groups
 
 
 def _rebuild(ws: _Workspace, index: int, fixed: np.ndarray) -> tuple[Layout, np.ndarray]:
@@ -364,14 +342,19 @@ def _rebuild(ws: _Workspace, index: int, fixed: np.ndarray) -> tuple[Layout, np.
     return Layout(sets=groups + done, kinds=["group"] * len(groups) + ["run"] * len(done)), used
 
 
-def _groups(pieces: list[int], jokers: int) -> list[list[int]]:
-    """Deal one number's group pieces round-robin into groups and top them up with jokers."""
+def _groups(pieces: list[int], jokers: int, most_groups: bool = False) -> list[list[int]]:
+    """Deal one number's group pieces round-robin into groups and top them up with jokers.
+
+    ``most_groups`` forms as many groups as the pieces allow, which leaves the most
+    room for spare jokers; otherwise as few as possible.
+    """
     if not pieces:
         return []
     pieces = sorted(pieces)
     most = max(pieces.count(t) for t in set(pieces))
     total = len(pieces) + jokers
-    count = next(g for g in range(max(most, 1), len(pieces) + 1) if 3 * g <= total <= 4 * g)
+    fits = [g for g in range(max(most, 1), len(pieces) + 1) if 3 * g <= total <= 4 * g]
+    count = fits[-1] if most_groups else fits[0]
     groups: list[list[int]] = [[] for _ in range(count)]
     for i, t in enumerate(pieces):
         groups[i % count].append(t)
