@@ -38,6 +38,10 @@ class BaseAgent:
         self.rng = np.random.default_rng(seed)
         self.view: View | None = None
 
+    def reseed(self, seed: int) -> None:
+        """Restart the agent's chance from ``seed``: an env calls it at reset, so a seed fixes the episode."""
+        self.rng = np.random.default_rng(seed)
+
     def observe(self, view: View) -> None:
         self.view = view
 

@@ -325,3 +325,25 @@ def test_aec_env_without_pettingzoo_says_what_to_install(monkeypatch):
     monkeypatch.setitem(sys.modules, "pettingzoo", None)
     with pytest.raises(ImportError, match=r"rummienv\[pettingzoo\]"):
         rummienv.aec_env("rummy500")
+
+
+def test_seeded_env_reseeds_stochastic_opponent_objects():
+    """An opponent object with its own chance follows the env's seed, reset after reset."""
+    from agents.random_agent import RandomAgent
+
+    def rollout(env, seed):
+        obs, _ = env.reset(seed=seed)
+        actions = []
+        for _ in range(40):
+            action = int(np.flatnonzero(obs["action_mask"])[0])
+            obs, _, terminated, _, _ = env.step(action)
+            actions.append(env.unwrapped.state.to_dict())
+            if terminated:
+                break
+        return actions
+
+    opponent = RandomAgent(seed=None)
+    env = gym.make("rummienv/Rummy500-v0", opponents=[opponent])
+    first = rollout(env, 3)
+    rollout(env, 4)  # the opponent's generator moves on in between
+    assert rollout(env, 3) == first

@@ -87,6 +87,9 @@ class RummyEnv(gym.Env[Observation, int]):
         super().reset(seed=seed)
         rng = self.np_random
         self.seat = self._fixed_seat if self._fixed_seat is not None else int(rng.integers(self.num_players))
+        for opponent in self._opponents:  # agents with chance of their own follow the env's seed
+            if hasattr(opponent, "reseed"):
+                opponent.reseed(int(rng.integers(2**63)))
         while True:  # a deal the others finish before the learner's first move is dealt again
             self._state = self.adapter.new_state(int(rng.integers(2**63)))
             self._play_opponents()

@@ -24,7 +24,9 @@ class Agent(Protocol):
 
     An agent that sets ``reads_view`` (the heuristics) also gets ``observe(view)``
     with the seat's structured view before each ``act``: the same protocol as
-    ``agents.base.decide``, kept here without importing the agents package.
+    ``agents.base.decide``, kept here without importing the agents package. One
+    with ``reseed(seed)`` is reseeded from the env's generator at every reset, so
+    the env's seed fixes its choices too.
     """
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int: ...
