@@ -100,6 +100,18 @@ STORE_CAP = 1 << 21
 
 
 @njit(cache=True, inline="always")
+def _open_run(l0, l1, count, length, times):
+    """Record ``times`` more open runs of ``length`` in a colour's two run slots."""
+    for _ in range(times):
+        if count == 0:
+            l0 = length
+        else:
+            l1 = length
+        count += 1
+    return l0, l1, count
+
+
+@njit(cache=True, inline="always")
 def _field(key, shift, width):
     return (key >> shift) & ((1 << width) - 1)
 
@@ -294,36 +306,11 @@ def forward(lo, hi, jlo, jhi, fixed, weight, joker_weight, threshold, by_bits, w
                                         if x < tlo or x > thi:
                                             continue
                                         # lengths of the (at most two) runs now open in colour c
-                                        l0 = 0
-                                        l1 = 0
-                                        cnt = 0
-                                        if n_a > 0:
-                                            l0 = n_a
-                                            cnt = 1
-                                        if n_b > 0:
-                                            if cnt == 0:
-                                                l0 = n_b
-                                            else:
-                                                l1 = n_b
-                                            cnt += 1
-                                        for _ in range(s):
-                                            if cnt == 0:
-                                                l0 = 1
-                                            else:
-                                                l1 = 1
-                                            cnt += 1
-                                        for _ in range(u1):
-                                            if cnt == 0:
-                                                l0 = 2
-                                            else:
-                                                l1 = 2
-                                            cnt += 1
-                                        for _ in range(u2):
-                                            if cnt == 0:
-                                                l0 = 3
-                                            else:
-                                                l1 = 3
-                                            cnt += 1
+                                        l0, l1, cnt = _open_run(0, 0, 0, n_a, 1 if n_a > 0 else 0)
+                                        l0, l1, cnt = _open_run(l0, l1, cnt, n_b, 1 if n_b > 0 else 0)
+                                        l0, l1, cnt = _open_run(l0, l1, cnt, 1, s)
+                                        l0, l1, cnt = _open_run(l0, l1, cnt, 2, u1)
+                                        l0, l1, cnt = _open_run(l0, l1, cnt, 3, u2)
                                         npair = PAIR_INDEX[l0, l1]
                                         nv = v
                                         if threshold > 0:
