@@ -21,7 +21,7 @@ train: $(STAMP)
 	$(BIN)/python train.py --config configs/rummikub_2p.yaml
 
 lint: $(STAMP)
-	$(BIN)/ruff check rummienv agents tests benchmarks
+	$(BIN)/ruff check rummienv agents tests benchmarks train.py
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/solver.py
