@@ -11,8 +11,8 @@ A positions file has one JSON object a line, ``{"table": [[set], ...], "rack": [
 
 It prints median, p90 and p99 milliseconds of a best play (most pieces, opened),
 of a full mask and of an opening (rack only, threshold 30 or 40). The machines are
-shared and noisy, so a comparison with a peer means only when both ran in the same
-run on the same positions: ``--peer-results`` takes the JSON line that the
+shared and noisy, so a comparison with a peer means only when both ran one after
+the other on the same machine and positions: ``--peer-results`` takes the JSON line that the
 peer's benchmark printed and reports the ratio of medians.
 """
 
