@@ -242,21 +242,7 @@ def _rebuild_free(ws: _Workspace, index: int, jlo: int, joker_weight: int, lo: n
             cont, y, w, g, x = opt & 3, (opt >> 2) & 3, (opt >> 4) & 15, (opt >> 8) & 3, (opt >> 10) & 7
             t = c * NUMBERS + n - 1
             used[t] += x
-            ordered = runs[c]
-            if len(ordered) == 2 and min(len(ordered[1]), 3) > min(len(ordered[0]), 3):
-                ordered = [ordered[1], ordered[0]]
-            nxt = []
-            jokers_left = y
-            for i, run in enumerate(ordered):
-                if cont >> i & 1:
-                    if jokers_left:
-                        run.append(JOKER)
-                        jokers_left -= 1
-                    else:
-                        run.append(t)
-                    nxt.append(run)
-                else:
-                    done.append(run)
+            nxt = _continue_runs(runs[c], cont, y, t, done)
             m, k1, k2 = _NEW_RUNS[w]
             for lead in (k1, k2)[:m]:
                 nxt.append([JOKER] * lead + [t])
@@ -310,19 +296,7 @@ def _rebuild(ws: _Workspace, index: int, fixed: np.ndarray) -> tuple[Layout, np.
             u1, u2, g, x = (opt >> 6) & 3, (opt >> 8) & 3, (opt >> 10) & 3, (opt >> 12) & 3
             t = c * NUMBERS + n - 1
             used[t] += x
-            ordered = sorted(runs[c], key=lambda r: -min(len(r), 3))
-            nxt = []
-            jokers_left = y
-            for i, run in enumerate(ordered):
-                if cont >> i & 1:
-                    if jokers_left:
-                        run.append(JOKER)
-                        jokers_left -= 1
-                    else:
-                        run.append(t)
-                    nxt.append(run)
-                else:
-                    done.append(run)
+            nxt = _continue_runs(runs[c], cont, y, t, done)
             nxt += [[t] for _ in range(s)]
             for _ in range(u1):
                 nxt.append(pend1.pop() + [t])
@@ -340,6 +314,24 @@ def _rebuild(ws: _Workspace, index: int, fixed: np.ndarray) -> tuple[Layout, np.
     for c in range(4):
         done += runs[c]
     return Layout(sets=groups + done, kinds=["group"] * len(groups) + ["run"] * len(done)), used
+
+
+def _continue_runs(open_runs: list[list[int]], cont: int, jokers: int, tile: int,
+                   done: list[list[int]]) -> list[list[int]]:
+    """Apply one colour step's choice to its open runs (longest first, as the kernel orders them).
+
+    Bit i of ``cont`` continues run i, the first ``jokers`` of those with a joker;
+    a run not continued is finished and goes to ``done``.
+    """
+    still_open = []
+    for i, run in enumerate(sorted(open_runs, key=lambda r: -min(len(r), 3))):
+        if cont >> i & 1:
+            run.append(JOKER if jokers else tile)
+            jokers -= 1 if jokers else 0
+            still_open.append(run)
+        else:
+            done.append(run)
+    return still_open
 
 
 def _groups(pieces: list[int], jokers: int, most_groups: bool = False) -> list[list[int]]:
