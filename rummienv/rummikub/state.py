@@ -19,6 +19,7 @@ from rummienv.core import State
 from rummienv.errors import IllegalActionError
 from rummienv.rules import RummikubRules, make_rules
 from rummienv.rummikub import actions as A
+from rummienv.rummikub import observation as seat_knowledge
 from rummienv.rummikub import solver
 from rummienv.rummikub.sets import set_numbers
 from rummienv.tiles import COPIES, JOKER, NUM_TYPES, NUMBERS, number_of
@@ -370,17 +371,13 @@ class RummikubState(State):
         return counts
 
     def view(self, player: int) -> dict[str, Any]:
-        from rummienv.rummikub.observation import view
-
-        return view(self, player)
+        return seat_knowledge.view(self, player)
 
     def observation(self, player: int) -> np.ndarray:
-        from rummienv.rummikub.observation import encode
-
-        return encode(self, player)
+        return seat_knowledge.encode(self, player)
 
     def to_dict(self) -> dict[str, Any]:
-        from rummienv.rummikub.position import to_dict
+        from rummienv.rummikub.position import to_dict  # position builds states: imported late
 
         return to_dict(self)
 
