@@ -100,6 +100,15 @@ STORE_CAP = 1 << 21
 
 
 @njit(cache=True, inline="always")
+def _field_zero(s_key, begin, end, shift):
+    """No state of the layer has anything in the 4-bit field at ``shift``: the sub-step changes nothing."""
+    for i in range(begin, end):
+        if (s_key[i] >> shift) & 15:
+            return False
+    return True
+
+
+@njit(cache=True, inline="always")
 def _open_run(l0, l1, count, length, times):
     """Record ``times`` more open runs of ``length`` in a colour's two run slots."""
     for _ in range(times):
@@ -718,12 +727,7 @@ def forward_free(lo, hi, jhi, weight, by_bits, ht, ws_stamp, s_key, s_val, s_bit
             t = c * 13 + n - 1
             shift = 4 * c
             if hi[t] == 0:
-                idle = True
-                for i in range(begin, end):
-                    if (s_key[i] >> shift) & 15:
-                        idle = False
-                        break
-                if idle:
+                if _field_zero(s_key, begin, end, shift):
                     step += 1
                     skip[step] = 1
                     layer_start[step] = begin
@@ -867,12 +871,7 @@ def forward_free(lo, hi, jhi, weight, by_bits, ht, ws_stamp, s_key, s_val, s_bit
             layer_start[step] = end
             begin, end = end, top
         # group step: jokers join this number's groups, which must be formable
-        idle = True
-        for i in range(begin, end):
-            if (s_key[i] >> _F_GS) & 15:
-                idle = False
-                break
-        if idle:
+        if _field_zero(s_key, begin, end, _F_GS):
             step += 1
             skip[step] = 1
             layer_start[step] = begin
