@@ -496,6 +496,7 @@ NEW_RUNS = np.array([(0, 0, 0), (1, 0, 0), (1, 1, 0), (1, 2, 0), (2, 0, 0), (2, 
 _F_J, _F_R, _F_GS, _F_GM = 16, 19, 22, 26
 HB_MIN, HB_MAX = 10, 21
 _DEAD = np.int64(1) << 62
+NO_FLOOR = -(np.int64(1) << 60)
 
 
 @njit(cache=True, inline="always")
@@ -667,7 +668,7 @@ def colour_order(lo, hi):
 
 @njit(cache=True)
 def forward_free(lo, hi, jhi, weight, by_bits, ht, ws_stamp, s_key, s_val, s_bits, s_parent, s_opt, layer_start,
-                 skip):
+                 skip, jcap, floor, joker_bonus):
     """The programme with free jokers only; same contract as ``forward`` (store top, or -1).
 
     Colour step option: cont (2) | y jokers continuing (2) | new-run row of NEW_RUNS (4) | g (2) | x (3), and for
@@ -675,6 +676,11 @@ def forward_free(lo, hi, jhi, weight, by_bits, ht, ws_stamp, s_key, s_val, s_bit
     Group step option: jokers in groups (3). A sub-step that can change no state (no piece of its type,
     no open run of its colour; no group piece) is skipped: ``skip[step]`` is set and its layer is the
     previous one.
+
+    At most ``jcap`` jokers stand in for pieces (the others are spares). A state whose value, plus every
+    piece still to come at its weight, plus ``joker_bonus`` stays below ``floor`` (a value some legal
+    play is known to reach) can lead to no better play and is not stored; such a state is on no best path
+    and ties with no stored one, so the best play found is the same as without the bound.
     """
     stamp = ws_stamp[0]
     if stamp > (np.int64(1) << 30):
@@ -691,6 +697,10 @@ def forward_free(lo, hi, jhi, weight, by_bits, ht, ws_stamp, s_key, s_val, s_bit
     step = 0
     n_new = NEW_RUNS.shape[0]
     order = colour_order(lo, hi)
+    to_come = np.int64(0)  # the weight of every piece of the types still to be taken
+    for t in range(52):
+        to_come += weight[t] * hi[t]
+    to_come += joker_bonus
     # what each row of NEW_RUNS means at number n: allowed, jokers, room below, plain runs, lengths
     w_ok = np.zeros(n_new, dtype=np.bool_)
     w_jokers = np.zeros(n_new, dtype=np.int64)
@@ -726,6 +736,7 @@ def forward_free(lo, hi, jhi, weight, by_bits, ht, ws_stamp, s_key, s_val, s_bit
             c = order[n - 1, kc]
             t = c * 13 + n - 1
             shift = 4 * c
+            to_come -= weight[t] * hi[t]
             if hi[t] == 0:
                 if _field_zero(s_key, begin, end, shift):
                     step += 1
@@ -756,7 +767,9 @@ def forward_free(lo, hi, jhi, weight, by_bits, ht, ws_stamp, s_key, s_val, s_bit
                 rcap = (key >> _F_R) & 7
                 gs = (key >> _F_GS) & 15
                 gm = (key >> _F_GM) & 3
-                jfree = jhi - jused
+                jfree = min(jhi, jcap) - jused
+                if jfree < 0:
+                    jfree = 0
                 base_key = key & clear
                 base_val = s_val[i]
                 base_bits = s_bits[i]
@@ -827,6 +840,8 @@ def forward_free(lo, hi, jhi, weight, by_bits, ht, ws_stamp, s_key, s_val, s_bit
                                 ngm = gm if gm > g else g
                                 if not GROUP_VIABLE[gs + g, ngm, rest_group, jfree - jnew]:
                                     continue
+                                if base_val + wt * x + to_come < floor:
+                                    continue
                                 nbits = base_bits
                                 if x > tlo:
                                     nbits |= tbit
@@ -886,7 +901,7 @@ def forward_free(lo, hi, jhi, weight, by_bits, ht, ws_stamp, s_key, s_val, s_bit
             gs = (key >> _F_GS) & 15
             gm = (key >> _F_GM) & 3
             base_key = key & ~((np.int64(63) << _F_J) | (np.int64(63) << _F_GS))
-            for jg in range(jhi - jused + 1):
+            for jg in range(max(min(jhi, jcap) - jused, 0) + 1):
                 room = GROUP_ROOM[gs, gm, jg]
                 if room < 0:
                     continue
@@ -975,7 +990,7 @@ def mask_free(table, rack, staged, weight, ht, ws_stamp, s_key, s_val, s_bits, s
     jhi = table[52] + rack[52]
     out = np.zeros(53, dtype=np.bool_)
     top = forward_free(lo, hi, jhi, weight, True, ht, ws_stamp, s_key, s_val, s_bits, s_parent, s_opt, layer_start,
-                       skip)
+                       skip, jhi, NO_FLOOR, 0)
     if top < 0:
         return out, False
     _, bits, joker_more = summarise_free(layer_start[65], layer_start[66], jlo, jhi, 1, s_key, s_val, s_bits)
@@ -983,3 +998,70 @@ def mask_free(table, rack, staged, weight, ht, ws_stamp, s_key, s_val, s_bits, s
         out[t] = (bits >> np.uint64(t)) & np.uint64(1)
     out[52] = joker_more
     return out, True
+
+
+@njit(cache=True)
+def _free_pass(lo, hi, jlo, jhi, weight, joker_weight, ht, ws_stamp, s_key, s_val, s_bits, s_parent, s_opt,
+               layer_start, skip, jcap, floor, bonus):
+    """One forward pass for the best play: (store index of the best layout or -1, its value), or (-2, 0)."""
+    top = forward_free(lo, hi, jhi, weight, False, ht, ws_stamp, s_key, s_val, s_bits, s_parent, s_opt,
+                       layer_start, skip, jcap, floor, bonus)
+    if top < 0:
+        return -2, np.int64(0)
+    best, _, _ = summarise_free(layer_start[65], layer_start[66], jlo, jhi, joker_weight, s_key, s_val, s_bits)
+    if best < 0:
+        return -1, NO_FLOOR
+    jokers = (s_key[best] >> _F_R) & 7 if joker_weight >= 0 else max((s_key[best] >> _F_J) & 7, jlo)
+    return best, s_val[best] + joker_weight * jokers
+
+
+@njit(cache=True)
+def best_free(lo, hi, jlo, jhi, weight, joker_weight, ht, ws_stamp, s_key, s_val, s_bits, s_parent, s_opt,
+              layer_start, skip):
+    """The best layout of a free-joker position; returns its store index (-1: none, -2: the store overflowed).
+
+    The exact pass is costly when jokers may stand in for pieces, so two cheap passes come first. With
+    no joker standing in, the search is small and its best play is a floor. Most often every piece can
+    go down, and a pass that asks for exactly that (the floor at the bound, every piece) is small too.
+    Only when both fall short does the exact pass run, with the better floor found.
+    """
+    bonus = joker_weight * (jhi if joker_weight >= 0 else jlo)
+    ceiling = bonus
+    for t in range(52):
+        ceiling += weight[t] * hi[t]
+    if jhi == 0:
+        return _free_pass(lo, hi, jlo, jhi, weight, joker_weight, ht, ws_stamp, s_key, s_val, s_bits, s_parent,
+                          s_opt, layer_start, skip, 0, NO_FLOOR, bonus)[0]
+    best, floor = _free_pass(lo, hi, jlo, jhi, weight, joker_weight, ht, ws_stamp, s_key, s_val, s_bits,
+                             s_parent, s_opt, layer_start, skip, 0, NO_FLOOR, bonus)
+    if best == -2 or (best >= 0 and floor >= ceiling):
+        return best
+    best, value = _free_pass(lo, hi, jlo, jhi, weight, joker_weight, ht, ws_stamp, s_key, s_val, s_bits,
+                             s_parent, s_opt, layer_start, skip, jhi, ceiling, bonus)
+    if best == -2 or (best >= 0 and value >= ceiling):
+        return best
+    return _free_pass(lo, hi, jlo, jhi, weight, joker_weight, ht, ws_stamp, s_key, s_val, s_bits, s_parent,
+                      s_opt, layer_start, skip, jhi, max(floor, value), bonus)[0]
+
+
+@njit(cache=True)
+def used_free(index, lo, hi, jlo, joker_weight, s_key, s_parent, s_opt, skip, out_path, used):
+    """The pieces of each type (jokers last) in the layout at ``index``; fills ``out_path`` with its options.
+
+    Returns False when the path is not whole. Spare jokers count as the objective wants them: all that
+    fit (``joker_weight >= 0``), or only those that must go down.
+    """
+    if path(index, s_parent, s_opt, skip, 65, out_path) != 65:
+        return False
+    order = colour_order(lo, hi)
+    used[:] = 0
+    step = 0
+    for n in range(13):
+        for kc in range(4):
+            used[order[n, kc] * 13 + n] += (out_path[step] >> 10) & 7
+            step += 1
+        step += 1
+    key = s_key[index]
+    placed = (key >> _F_J) & 7
+    used[52] = (key >> _F_R) & 7 if joker_weight >= 0 else max(placed, jlo)
+    return True

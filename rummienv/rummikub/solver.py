@@ -11,7 +11,9 @@ different bounds, so legality, the mask and the best play can never disagree.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Literal
 
 import numpy as np
@@ -71,9 +73,15 @@ class Layout:
 
 @dataclass
 class Solution:
+    """A best play; its table layout is rebuilt only when asked for (bots need the play alone)."""
+
     play: np.ndarray  # counts of rack pieces played (length 53)
     value: int  # the objective's value of the play
-    layout: Layout
+    arrange: Callable[[], Layout] = field(repr=False)
+
+    @cached_property
+    def layout(self) -> Layout:
+        return self.arrange()
 
 
 @dataclass
@@ -112,7 +120,7 @@ def _run(p: _Problem, weight: np.ndarray, joker_weight: int, by_bits: bool = Fal
     ws = _workspace()
     if _free(p):
         top = kernel.forward_free(p.lo, p.hi, p.jhi, weight, by_bits, ws.ht, ws.stamp, ws.key, ws.val, ws.bits,
-                                  ws.parent, ws.opt, ws.layer, ws.skip)
+                                  ws.parent, ws.opt, ws.layer, ws.skip, p.jhi, kernel.NO_FLOOR, 0)
         if top < 0:
             raise RuntimeError("solver state store overflowed; the position is larger than the rules allow")
         return ws, int(ws.layer[_SUBSTEPS]), int(ws.layer[_SUBSTEPS + 1]), top
@@ -172,17 +180,33 @@ def best_play(table, rack, staged=None, *, fixed=None, opened: bool = True, thre
         raise ValueError(f"objective must be 'tiles' or 'points', got {objective!r}")
     p = _problem(table, rack, staged, fixed, opened, threshold)
     weight, joker_weight = (_TILE_WEIGHT, 1) if objective == "tiles" else (_POINT_WEIGHT, joker_penalty)
-    ws, begin, end, _ = _run(p, weight, joker_weight)
-    best, _, _ = _summary(p, ws, begin, end, joker_weight)
+    if _free(p):
+        ws = _workspace()
+        best = kernel.best_free(p.lo, p.hi, p.jlo, p.jhi, weight, joker_weight, ws.ht, ws.stamp, ws.key, ws.val,
+                                ws.bits, ws.parent, ws.opt, ws.layer, ws.skip)
+        if best == -2:
+            raise RuntimeError("solver state store overflowed; the position is larger than the rules allow")
+    else:
+        ws, begin, end, _ = _run(p, weight, joker_weight)
+        best, _, _ = _summary(p, ws, begin, end, joker_weight)
     if best < 0:
         return None
-    layout, used = _rebuild_any(p, ws, best, joker_weight)
+    if _free(p):
+        used = np.zeros(NUM_TYPES, dtype=np.int64)
+        ok = kernel.used_free(best, p.lo, p.hi, p.jlo, joker_weight, ws.key, ws.parent, ws.opt, ws.skip, ws.path,
+                              used)
+        assert ok
+        key, opts = int(ws.key[best]), ws.path[:_SUBSTEPS].tolist()
+        arrange = lambda: _rebuild_free(key, opts, p.jlo, joker_weight, p.lo, p.hi)  # noqa: E731
+    else:
+        layout, used = _rebuild(ws, best, p.fixed)
+        arrange = lambda: layout  # noqa: E731
     play = used - p.base
     if play.sum() == 0:
         return None
     value = int(play.sum()) if objective == "tiles" else int(
         (play[:52] * _POINT_WEIGHT).sum() + play[JOKER] * joker_penalty)
-    return Solution(play=play.astype(np.int8), value=value, layout=layout)
+    return Solution(play=play.astype(np.int8), value=value, arrange=arrange)
 
 
 def arrange(counts, *, fixed=None) -> Layout | None:
@@ -194,19 +218,15 @@ def arrange(counts, *, fixed=None) -> Layout | None:
     best, _, _ = _summary(p, ws, begin, end, 1)
     if best < 0:
         return None
-    return _rebuild_any(p, ws, best, 1)[0]
+    return _rebuild_any(p, ws, best, 1)
 
 
-def _rebuild_any(p: _Problem, ws: _Workspace, index: int, joker_weight: int) -> tuple[Layout, np.ndarray]:
+def _rebuild_any(p: _Problem, ws: _Workspace, index: int, joker_weight: int) -> Layout:
     if _free(p):
-        return _rebuild_free(ws, index, p.jlo, joker_weight, p.lo, p.hi)
-    return _rebuild(ws, index, p.fixed)
-
-
-def _path(ws: _Workspace, index: int) -> list[int]:
-    k = kernel.path(index, ws.parent, ws.opt, ws.skip, _SUBSTEPS, ws.path)
-    assert k == _SUBSTEPS
-    return ws.path[:k].tolist()
+        k = kernel.path(index, ws.parent, ws.opt, ws.skip, _SUBSTEPS, ws.path)
+        assert k == _SUBSTEPS
+        return _rebuild_free(int(ws.key[index]), ws.path[:k].tolist(), p.jlo, joker_weight, p.lo, p.hi)
+    return _rebuild(ws, index, p.fixed)[0]
 
 
 _NEW_RUNS = [tuple(int(v) for v in row) for row in kernel.NEW_RUNS]
@@ -218,14 +238,11 @@ def _number(piece: int, place: int, run: list[int]) -> int:
     return run[first] % NUMBERS + 1 + place - first
 
 
-def _rebuild_free(ws: _Workspace, index: int, jlo: int, joker_weight: int, lo: np.ndarray,
-                  hi: np.ndarray) -> tuple[Layout, np.ndarray]:
-    """Replay the free-joker programme's choices, then add the spare jokers where there is room."""
-    key = int(ws.key[index])
+def _rebuild_free(key: int, opts: list[int], jlo: int, joker_weight: int, lo: np.ndarray, hi: np.ndarray) -> Layout:
+    """Replay the free-joker programme's choices (``opts``, one per sub-step), then add the spare jokers
+    where there is room."""
     placed_total = (key >> kernel._F_J) & 7
     reach = (key >> kernel._F_R) & 7
-    opts = _path(ws, index)
-    used = np.zeros(NUM_TYPES, dtype=np.int64)
     done: list[list[int]] = []
     groups: list[list[int]] = []
     runs: list[list[list[int]]] = [[] for _ in range(4)]
@@ -239,9 +256,8 @@ def _rebuild_free(ws: _Workspace, index: int, jlo: int, joker_weight: int, lo: n
             step += 1
             if opt == 0 and not runs[c]:
                 continue
-            cont, y, w, g, x = opt & 3, (opt >> 2) & 3, (opt >> 4) & 15, (opt >> 8) & 3, (opt >> 10) & 7
+            cont, y, w, g = opt & 3, (opt >> 2) & 3, (opt >> 4) & 15, (opt >> 8) & 3
             t = c * NUMBERS + n - 1
-            used[t] += x
             nxt = _continue_runs(runs[c], cont, y, t, done)
             m, k1, k2 = _NEW_RUNS[w]
             for lead in (k1, k2)[:m]:
@@ -268,8 +284,7 @@ def _rebuild_free(ws: _Workspace, index: int, jlo: int, joker_weight: int, lo: n
         else:
             grp = next(grp for grp in groups if len(grp) < 4)
             grp.append(JOKER)
-    used[JOKER] = placed + spare
-    return Layout(sets=groups + done, kinds=["group"] * len(groups) + ["run"] * len(done)), used
+    return Layout(sets=groups + done, kinds=["group"] * len(groups) + ["run"] * len(done))
 
 
 def _rebuild(ws: _Workspace, index: int, fixed: np.ndarray) -> tuple[Layout, np.ndarray]:
