@@ -668,7 +668,7 @@ def colour_order(lo, hi):
 
 @njit(cache=True)
 def forward_free(lo, hi, jhi, weight, by_bits, ht, ws_stamp, s_key, s_val, s_bits, s_parent, s_opt, layer_start,
-                 skip, jcap, floor, joker_bonus):
+                 skip, jcap, floor, joker_bonus, known):
     """The programme with free jokers only; same contract as ``forward`` (store top, or -1).
 
     Colour step option: cont (2) | y jokers continuing (2) | new-run row of NEW_RUNS (4) | g (2) | x (3), and for
@@ -681,6 +681,8 @@ def forward_free(lo, hi, jhi, weight, by_bits, ht, ws_stamp, s_key, s_val, s_bit
     piece still to come at its weight, plus ``joker_bonus`` stays below ``floor`` (a value some legal
     play is known to reach) can lead to no better play and is not stored; such a state is on no best path
     and ties with no stored one, so the best play found is the same as without the bound.
+    Piece types in ``known`` (already known to fit) are left out of the used-type bits, so that the mask
+    pass compares states only on what is still unknown and drops many more.
     """
     stamp = ws_stamp[0]
     if stamp > (np.int64(1) << 30):
@@ -749,7 +751,7 @@ def forward_free(lo, hi, jhi, weight, by_bits, ht, ws_stamp, s_key, s_val, s_bit
             tlo = lo[t]
             thi = hi[t]
             wt = weight[t]
-            tbit = np.uint64(1) << np.uint64(t)
+            tbit = (np.uint64(1) << np.uint64(t)) & ~known
             # short runs must go on: what the next two numbers of this colour offer
             avail1 = min(hi[t + 1], 2) if n <= 12 else 0
             avail2 = min(hi[t + 2], 2) if n <= 11 else 0
@@ -979,21 +981,34 @@ def path(index, s_parent, s_opt, skip, steps, out):
 def mask_free(table, rack, staged, weight, ht, ws_stamp, s_key, s_val, s_bits, s_parent, s_opt, layer_start, skip):
     """The whole mask of an opened position with free jokers in one compiled call (the env asks it every step).
 
-    Returns the 53 mask bools and whether the store sufficed.
+    Returns the 53 mask bools and whether the store sufficed. A first pass with no joker standing in for a
+    piece is small and often shows every piece type of the rack to fit; otherwise the exact pass follows,
+    comparing states only on the types still in doubt.
     """
     lo = np.empty(52, dtype=np.int64)
     hi = np.empty(52, dtype=np.int64)
+    doubt = np.uint64(0)  # the types that might fit: one more than staged is in the rack
     for t in range(52):
         lo[t] = table[t] + staged[t]
         hi[t] = table[t] + rack[t]
+        if rack[t] > staged[t]:
+            doubt |= np.uint64(1) << np.uint64(t)
     jlo = table[52] + staged[52]
     jhi = table[52] + rack[52]
     out = np.zeros(53, dtype=np.bool_)
-    top = forward_free(lo, hi, jhi, weight, True, ht, ws_stamp, s_key, s_val, s_bits, s_parent, s_opt, layer_start,
-                       skip, jhi, NO_FLOOR, 0)
-    if top < 0:
-        return out, False
-    _, bits, joker_more = summarise_free(layer_start[65], layer_start[66], jlo, jhi, 1, s_key, s_val, s_bits)
+    bits = np.uint64(0)
+    joker_more = False
+    for jcap in (0, jhi):
+        top = forward_free(lo, hi, jhi, weight, True, ht, ws_stamp, s_key, s_val, s_bits, s_parent, s_opt,
+                           layer_start, skip, jcap, NO_FLOOR, 0, bits)
+        if top < 0:
+            return out, False
+        _, more_bits, more_joker = summarise_free(layer_start[65], layer_start[66], jlo, jhi, 1, s_key, s_val,
+                                                  s_bits)
+        bits |= more_bits
+        joker_more = joker_more or more_joker
+        if jcap == jhi or (doubt & ~bits == 0 and (joker_more or jhi == jlo)):
+            break
     for t in range(52):
         out[t] = (bits >> np.uint64(t)) & np.uint64(1)
     out[52] = joker_more
@@ -1005,7 +1020,7 @@ def _free_pass(lo, hi, jlo, jhi, weight, joker_weight, ht, ws_stamp, s_key, s_va
                layer_start, skip, jcap, floor, bonus):
     """One forward pass for the best play: (store index of the best layout or -1, its value), or (-2, 0)."""
     top = forward_free(lo, hi, jhi, weight, False, ht, ws_stamp, s_key, s_val, s_bits, s_parent, s_opt,
-                       layer_start, skip, jcap, floor, bonus)
+                       layer_start, skip, jcap, floor, bonus, np.uint64(0))
     if top < 0:
         return -2, np.int64(0)
     best, _, _ = summarise_free(layer_start[65], layer_start[66], jlo, jhi, joker_weight, s_key, s_val, s_bits)

@@ -120,7 +120,8 @@ def _run(p: _Problem, weight: np.ndarray, joker_weight: int, by_bits: bool = Fal
     ws = _workspace()
     if _free(p):
         top = kernel.forward_free(p.lo, p.hi, p.jhi, weight, by_bits, ws.ht, ws.stamp, ws.key, ws.val, ws.bits,
-                                  ws.parent, ws.opt, ws.layer, ws.skip, p.jhi, kernel.NO_FLOOR, 0)
+                                  ws.parent, ws.opt, ws.layer, ws.skip, p.jhi, kernel.NO_FLOOR, 0,
+                                  np.uint64(0))
         if top < 0:
             raise RuntimeError("solver state store overflowed; the position is larger than the rules allow")
         return ws, int(ws.layer[_SUBSTEPS]), int(ws.layer[_SUBSTEPS + 1]), top
