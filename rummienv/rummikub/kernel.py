@@ -668,7 +668,7 @@ def colour_order(lo, hi):
 
 @njit(cache=True)
 def forward_free(lo, hi, jhi, weight, by_bits, ht, ws_stamp, s_key, s_val, s_bits, s_parent, s_opt, layer_start,
-                 skip, jcap, floor, joker_bonus, known):
+                 skip, jcap, floor, joker_bonus, known, valued):
     """The programme with free jokers only; same contract as ``forward`` (store top, or -1).
 
     Colour step option: cont (2) | y jokers continuing (2) | new-run row of NEW_RUNS (4) | g (2) | x (3), and for
@@ -683,6 +683,9 @@ def forward_free(lo, hi, jhi, weight, by_bits, ht, ws_stamp, s_key, s_val, s_bit
     and ties with no stored one, so the best play found is the same as without the bound.
     Piece types in ``known`` (already known to fit) are left out of the used-type bits, so that the mask
     pass compares states only on what is still unknown and drops many more.
+
+    ``valued`` (openings, T4/K3): every joker stands in for a piece and adds the number it stands for to the
+    value, so no room is counted and a run may begin with jokers anywhere.
     """
     stamp = ws_stamp[0]
     if stamp > (np.int64(1) << 30):
@@ -709,6 +712,7 @@ def forward_free(lo, hi, jhi, weight, by_bits, ht, ws_stamp, s_key, s_val, s_bit
     w_room = np.zeros(n_new, dtype=np.int64)
     w_plain = np.zeros(n_new, dtype=np.int64)
     w_len = np.zeros((n_new, 2), dtype=np.int64)
+    w_jval = np.zeros(n_new, dtype=np.int64)  # what the leading jokers stand for
     for n in range(1, 14):
         for w in range(n_new):
             m = NEW_RUNS[w, 0]
@@ -716,12 +720,14 @@ def forward_free(lo, hi, jhi, weight, by_bits, ht, ws_stamp, s_key, s_val, s_bit
             room = 0
             plain = 0
             jk = 0
+            jval = 0
             for e in range(m):
                 kk = NEW_RUNS[w, 1 + e]
                 # a run led by jokers needs them only when it cannot take them on
                 # top instead: J 12 13, J 12 J, J J 13 (longer runs shed them as spares)
-                if kk != 0 and kk != n - 11:
+                if kk != 0 and kk != n - 11 and not (valued and kk < n):
                     ok = False
+                jval += kk * n - kk * (kk + 1) // 2
                 ln = 1 + kk
                 if ln < 3 and n + 3 - ln > 13:
                     ok = False
@@ -734,6 +740,7 @@ def forward_free(lo, hi, jhi, weight, by_bits, ht, ws_stamp, s_key, s_val, s_bit
             w_jokers[w] = jk
             w_room[w] = room
             w_plain[w] = plain
+            w_jval[w] = jval
         for kc in range(4):
             c = order[n - 1, kc]
             t = c * 13 + n - 1
@@ -808,7 +815,8 @@ def forward_free(lo, hi, jhi, weight, by_bits, ht, ws_stamp, s_key, s_val, s_bit
                             jnew = y + w_jokers[w]
                             if jnew > jfree:
                                 continue
-                            room = room0 + w_room[w]
+                            room = 0 if valued else room0 + w_room[w]
+                            jv = y * n + w_jval[w] if valued else 0
                             plain = w_plain[w]
                             l0 = n_a
                             l1 = n_b
@@ -842,7 +850,7 @@ def forward_free(lo, hi, jhi, weight, by_bits, ht, ws_stamp, s_key, s_val, s_bit
                                 ngm = gm if gm > g else g
                                 if not GROUP_VIABLE[gs + g, ngm, rest_group, jfree - jnew]:
                                     continue
-                                if base_val + wt * x + to_come < floor:
+                                if base_val + wt * x + jv + to_come < floor:
                                     continue
                                 nbits = base_bits
                                 if x > tlo:
@@ -851,7 +859,7 @@ def forward_free(lo, hi, jhi, weight, by_bits, ht, ws_stamp, s_key, s_val, s_bit
                                 if not last:
                                     nkey = (base_key | (npair << shift) | ((jused + jnew) << _F_J) | (nr << _F_R)
                                             | ((gs + g) << _F_GS) | (ngm << _F_GM))
-                                    top = _put(nkey, base_val + wt * x, nbits, i, opt, ht, hb, stamp, s_key, s_val,
+                                    top = _put(nkey, base_val + wt * x + jv, nbits, i, opt, ht, hb, stamp, s_key, s_val,
                                                s_bits, s_parent, s_opt, top)
                                     if top >= s_key.shape[0] - 1:
                                         return -1
@@ -869,11 +877,12 @@ def forward_free(lo, hi, jhi, weight, by_bits, ht, ws_stamp, s_key, s_val, s_bit
                                     groom = GROUP_ROOM[gs + g, ngm, jg]
                                     if groom < 0:
                                         continue
-                                    nr2 = nr + jg + groom
+                                    nr2 = nr + jg + (0 if valued else groom)
                                     if nr2 > jhi:
                                         nr2 = jhi
                                     nkey = nbase | ((jused + jnew + jg) << _F_J) | (nr2 << _F_R)
-                                    top = _put(nkey, base_val + wt * x, nbits, i, opt | (jg << 13), ht, hb, stamp,
+                                    gv = base_val + wt * x + jv + (jg * n if valued else 0)
+                                    top = _put(nkey, gv, nbits, i, opt | (jg << 13), ht, hb, stamp,
                                                s_key, s_val, s_bits, s_parent, s_opt, top)
                                     if top >= s_key.shape[0] - 1:
                                         return -1
@@ -907,11 +916,12 @@ def forward_free(lo, hi, jhi, weight, by_bits, ht, ws_stamp, s_key, s_val, s_bit
                 room = GROUP_ROOM[gs, gm, jg]
                 if room < 0:
                     continue
-                nr = rcap + jg + room
+                nr = rcap + jg + (0 if valued else room)
                 if nr > jhi:
                     nr = jhi
                 nkey = base_key | ((jused + jg) << _F_J) | (nr << _F_R)
-                top = _put(nkey, s_val[i], s_bits[i], i, jg, ht, hb, stamp, s_key, s_val, s_bits, s_parent,
+                gv = s_val[i] + (jg * n if valued else 0)
+                top = _put(nkey, gv, s_bits[i], i, jg, ht, hb, stamp, s_key, s_val, s_bits, s_parent,
                            s_opt, top)
                 if top >= s_key.shape[0] - 1:
                     return -1
@@ -978,49 +988,106 @@ def path(index, s_parent, s_opt, skip, steps, out):
 
 
 @njit(cache=True)
-def mask_free(table, rack, staged, weight, ht, ws_stamp, s_key, s_val, s_bits, s_parent, s_opt, layer_start, skip):
-    """The whole mask of an opened position with free jokers in one compiled call (the env asks it every step).
+def _mask_passes(lo, hi, jlo, jhi, doubt, weight, ht, ws_stamp, s_key, s_val, s_bits, s_parent, s_opt, layer_start,
+                 skip):
+    """The used-type bits and whether a joker more fits, over every legal layout; and whether the store sufficed.
 
-    Returns the 53 mask bools and whether the store sufficed. A first pass with no joker standing in for a
-    piece is small and often shows every piece type of the rack to fit; otherwise the exact pass follows,
-    comparing states only on the types still in doubt.
+    A first pass with no joker standing in for a piece is small and often shows every type in ``doubt`` to
+    fit; otherwise the exact pass follows, comparing states only on the types still in doubt.
     """
-    lo = np.empty(52, dtype=np.int64)
-    hi = np.empty(52, dtype=np.int64)
-    doubt = np.uint64(0)  # the types that might fit: one more than staged is in the rack
-    for t in range(52):
-        lo[t] = table[t] + staged[t]
-        hi[t] = table[t] + rack[t]
-        if rack[t] > staged[t]:
-            doubt |= np.uint64(1) << np.uint64(t)
-    jlo = table[52] + staged[52]
-    jhi = table[52] + rack[52]
-    out = np.zeros(53, dtype=np.bool_)
     bits = np.uint64(0)
     joker_more = False
     for jcap in (0, jhi):
         top = forward_free(lo, hi, jhi, weight, True, ht, ws_stamp, s_key, s_val, s_bits, s_parent, s_opt,
-                           layer_start, skip, jcap, NO_FLOOR, 0, bits)
+                           layer_start, skip, jcap, NO_FLOOR, 0, bits, False)
         if top < 0:
-            return out, False
+            return bits, joker_more, False
         _, more_bits, more_joker = summarise_free(layer_start[65], layer_start[66], jlo, jhi, 1, s_key, s_val,
                                                   s_bits)
         bits |= more_bits
         joker_more = joker_more or more_joker
         if jcap == jhi or (doubt & ~bits == 0 and (joker_more or jhi == jlo)):
             break
+    return bits, joker_more, True
+
+
+@njit(cache=True)
+def _bounds(table, rack, staged):
+    """lo, hi, jlo, jhi of a position, and the types in doubt (one more than staged is in the rack)."""
+    lo = np.empty(52, dtype=np.int64)
+    hi = np.empty(52, dtype=np.int64)
+    doubt = np.uint64(0)
+    for t in range(52):
+        lo[t] = table[t] + staged[t]
+        hi[t] = table[t] + rack[t]
+        if rack[t] > staged[t]:
+            doubt |= np.uint64(1) << np.uint64(t)
+    return lo, hi, table[52] + staged[52], table[52] + rack[52], doubt
+
+
+@njit(cache=True)
+def mask_free(table, rack, staged, weight, ht, ws_stamp, s_key, s_val, s_bits, s_parent, s_opt, layer_start, skip):
+    """The whole mask of an opened position with free jokers in one compiled call (the env asks it every step).
+
+    Returns the 53 mask bools and whether the store sufficed.
+    """
+    lo, hi, jlo, jhi, doubt = _bounds(table, rack, staged)
+    out = np.zeros(53, dtype=np.bool_)
+    bits, joker_more, ok = _mask_passes(lo, hi, jlo, jhi, doubt, weight, ht, ws_stamp, s_key, s_val, s_bits,
+                                        s_parent, s_opt, layer_start, skip)
     for t in range(52):
         out[t] = (bits >> np.uint64(t)) & np.uint64(1)
     out[52] = joker_more
+    return out, ok
+
+
+@njit(cache=True)
+def opening_mask(rack, staged, threshold, points, ht, ws_stamp, s_key, s_val, s_bits, s_parent, s_opt,
+                 layer_start, skip, path_buf):
+    """The whole mask of an opening (T4/K3: the rack alone, in valid sets, worth ``threshold`` or more).
+
+    The mask without the threshold is a superset and cheap. Each type in it not yet shown to fit is then
+    asked once: the most valuable play holding one more of it (jokers at the numbers they stand for),
+    searched with the threshold as a floor. A play that reaches it shows every type it holds to fit.
+    Returns the 53 mask bools and whether the store sufficed.
+    """
+    lo, hi, jlo, jhi, doubt = _bounds(np.zeros(53, dtype=np.int64), rack, staged)
+    out = np.zeros(53, dtype=np.bool_)
+    bits, joker_more, ok = _mask_passes(lo, hi, jlo, jhi, doubt, points, ht, ws_stamp, s_key, s_val, s_bits,
+                                        s_parent, s_opt, layer_start, skip)
+    if not ok:
+        return out, False
+    used = np.zeros(53, dtype=np.int64)
+    for t in range(53):
+        if out[t] or not (joker_more if t == 52 else (bits >> np.uint64(t)) & np.uint64(1)):
+            continue
+        jl = jlo
+        if t < 52:
+            lo[t] += 1
+        else:
+            jl += 1
+        best, value = free_pass(lo, hi, jl, jhi, points, 0, ht, ws_stamp, s_key, s_val, s_bits, s_parent, s_opt,
+                                 layer_start, skip, jhi, threshold, 13 * jhi, True)
+        if best >= 0 and value >= threshold:
+            used_free(best, lo, hi, jl, 0, s_key, s_parent, s_opt, skip, path_buf, used)
+            for u in range(52):
+                if used[u] > lo[u] or (u == t and used[u] == lo[u]):
+                    out[u] = True
+            if used[52] > jlo:
+                out[52] = True
+        if t < 52:
+            lo[t] -= 1
+        if best == -2:
+            return out, False
     return out, True
 
 
 @njit(cache=True)
-def _free_pass(lo, hi, jlo, jhi, weight, joker_weight, ht, ws_stamp, s_key, s_val, s_bits, s_parent, s_opt,
-               layer_start, skip, jcap, floor, bonus):
+def free_pass(lo, hi, jlo, jhi, weight, joker_weight, ht, ws_stamp, s_key, s_val, s_bits, s_parent, s_opt,
+               layer_start, skip, jcap, floor, bonus, valued):
     """One forward pass for the best play: (store index of the best layout or -1, its value), or (-2, 0)."""
     top = forward_free(lo, hi, jhi, weight, False, ht, ws_stamp, s_key, s_val, s_bits, s_parent, s_opt,
-                       layer_start, skip, jcap, floor, bonus, np.uint64(0))
+                       layer_start, skip, jcap, floor, bonus, np.uint64(0), valued)
     if top < 0:
         return -2, np.int64(0)
     best, _, _ = summarise_free(layer_start[65], layer_start[66], jlo, jhi, joker_weight, s_key, s_val, s_bits)
@@ -1045,18 +1112,18 @@ def best_free(lo, hi, jlo, jhi, weight, joker_weight, ht, ws_stamp, s_key, s_val
     for t in range(52):
         ceiling += weight[t] * hi[t]
     if jhi == 0:
-        return _free_pass(lo, hi, jlo, jhi, weight, joker_weight, ht, ws_stamp, s_key, s_val, s_bits, s_parent,
-                          s_opt, layer_start, skip, 0, NO_FLOOR, bonus)[0]
-    best, floor = _free_pass(lo, hi, jlo, jhi, weight, joker_weight, ht, ws_stamp, s_key, s_val, s_bits,
-                             s_parent, s_opt, layer_start, skip, 0, NO_FLOOR, bonus)
+        return free_pass(lo, hi, jlo, jhi, weight, joker_weight, ht, ws_stamp, s_key, s_val, s_bits, s_parent,
+                          s_opt, layer_start, skip, 0, NO_FLOOR, bonus, False)[0]
+    best, floor = free_pass(lo, hi, jlo, jhi, weight, joker_weight, ht, ws_stamp, s_key, s_val, s_bits,
+                             s_parent, s_opt, layer_start, skip, 0, NO_FLOOR, bonus, False)
     if best == -2 or (best >= 0 and floor >= ceiling):
         return best
-    best, value = _free_pass(lo, hi, jlo, jhi, weight, joker_weight, ht, ws_stamp, s_key, s_val, s_bits,
-                             s_parent, s_opt, layer_start, skip, jhi, ceiling, bonus)
+    best, value = free_pass(lo, hi, jlo, jhi, weight, joker_weight, ht, ws_stamp, s_key, s_val, s_bits,
+                             s_parent, s_opt, layer_start, skip, jhi, ceiling, bonus, False)
     if best == -2 or (best >= 0 and value >= ceiling):
         return best
-    return _free_pass(lo, hi, jlo, jhi, weight, joker_weight, ht, ws_stamp, s_key, s_val, s_bits, s_parent,
-                      s_opt, layer_start, skip, jhi, max(floor, value), bonus)[0]
+    return free_pass(lo, hi, jlo, jhi, weight, joker_weight, ht, ws_stamp, s_key, s_val, s_bits, s_parent,
+                      s_opt, layer_start, skip, jhi, max(floor, value), bonus, False)[0]
 
 
 @njit(cache=True)

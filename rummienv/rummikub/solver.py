@@ -121,7 +121,7 @@ def _run(p: _Problem, weight: np.ndarray, joker_weight: int, by_bits: bool = Fal
     if _free(p):
         top = kernel.forward_free(p.lo, p.hi, p.jhi, weight, by_bits, ws.ht, ws.stamp, ws.key, ws.val, ws.bits,
                                   ws.parent, ws.opt, ws.layer, ws.skip, p.jhi, kernel.NO_FLOOR, 0,
-                                  np.uint64(0))
+                                  np.uint64(0), False)
         if top < 0:
             raise RuntimeError("solver state store overflowed; the position is larger than the rules allow")
         return ws, int(ws.layer[_SUBSTEPS]), int(ws.layer[_SUBSTEPS + 1]), top
@@ -151,6 +151,15 @@ def legal_mask(table, rack, staged=None, *, fixed=None, opened: bool = True, thr
         if not ok:
             raise RuntimeError("solver state store overflowed; the position is larger than the rules allow")
         return mask
+    if not opened:
+        ws = _workspace()
+        mask, ok = kernel.opening_mask(np.asarray(rack, dtype=np.int64),
+                                       _NO_STAGED if staged is None else np.asarray(staged, dtype=np.int64),
+                                       min(threshold, 255), _POINT_WEIGHT, ws.ht, ws.stamp, ws.key, ws.val, ws.bits,
+                                       ws.parent, ws.opt, ws.layer, ws.skip, ws.path)
+        if not ok:
+            raise RuntimeError("solver state store overflowed; the position is larger than the rules allow")
+        return mask
     p = _problem(table, rack, staged, fixed, opened, threshold)
     ws, begin, end, _ = _run(p, _TILE_WEIGHT, 1, by_bits=True)
     _, bits, joker_more = _summary(p, ws, begin, end, 1)
@@ -166,6 +175,17 @@ def is_legal_play(table, play, *, fixed=None, opened: bool = True, threshold: in
     if play.sum() == 0:
         return False
     p = _problem(table, play, play, fixed, opened, threshold)
+    if _free(p):
+        ws = _workspace()
+        for jcap in (0, p.jhi):  # most plays need no joker standing in for a piece, and that search is small
+            best, _ = kernel.free_pass(p.lo, p.hi, p.jlo, p.jhi, _TILE_WEIGHT, 1, ws.ht, ws.stamp, ws.key, ws.val,
+                                        ws.bits, ws.parent, ws.opt, ws.layer, ws.skip, jcap, kernel.NO_FLOOR, 0,
+                                        False)
+            if best == -2:
+                raise RuntimeError("solver state store overflowed; the position is larger than the rules allow")
+            if best >= 0:
+                return True
+        return False
     ws, begin, end, _ = _run(p, _TILE_WEIGHT, 1)
     best, _, _ = _summary(p, ws, begin, end, 1)
     return best >= 0
