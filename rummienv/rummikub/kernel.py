@@ -782,6 +782,15 @@ def forward_free(lo, hi, jhi, weight, by_bits, ht, ws_stamp, s_key, s_val, s_bit
                 base_key = key & clear
                 base_val = s_val[i]
                 base_bits = s_bits[i]
+                # the floor asks for this many pieces of t at least (jokers' values aside, which only raise it)
+                xlo = tlo
+                lack = floor - base_val - to_come
+                if lack > 0 and not valued:
+                    if wt <= 0:
+                        continue
+                    xlo = max(tlo, (lack + wt - 1) // wt)
+                    if xlo > thi:
+                        continue
                 for cont in range(4):
                     ca = cont & 1
                     cb = (cont >> 1) & 1
@@ -810,7 +819,7 @@ def forward_free(lo, hi, jhi, weight, by_bits, ht, ws_stamp, s_key, s_val, s_bit
                             real = k - y + m
                             if real > thi:
                                 break  # rows go by count of new runs
-                            if real + 2 < tlo or not w_ok[w]:
+                            if real + 2 < xlo or not w_ok[w]:
                                 continue
                             jnew = y + w_jokers[w]
                             if jnew > jfree:
@@ -843,7 +852,7 @@ def forward_free(lo, hi, jhi, weight, by_bits, ht, ws_stamp, s_key, s_val, s_bit
                                 nr = jhi
                             for g in range(3):
                                 x = real + g
-                                if x < tlo:
+                                if x < xlo:
                                     continue
                                 if x > thi:
                                     break
