@@ -561,6 +561,21 @@ def _rehash(begin, top, ht, hb, stamp, s_key):
         ht[2 * h + 1] = (stamp << 32) | i
 
 
+@njit(cache=True, inline="always")
+def _store(key, val, bits, parent, opt, ht, hb, stamp, end, s_key, s_val, s_bits, s_parent, s_opt, top):
+    """``_put``, then grow the hash table when the layer outgrows it: (top, hb, stamp); top -1 on overflow."""
+    top = _put(key, val, bits, parent, opt, ht, hb, stamp, s_key, s_val, s_bits, s_parent, s_opt, top)
+    if top >= s_key.shape[0] - 1:
+        return -1, hb, stamp
+    if 2 * (top - end) > (np.int64(1) << hb):
+        if hb >= HB_MAX:
+            return -1, hb, stamp
+        hb += 1
+        stamp += 1
+        _rehash(end, top, ht, hb, stamp, s_key)
+    return top, hb, stamp
+
+
 @njit(cache=True)
 def _hash_bits(size):
     hb = HB_MIN
@@ -868,16 +883,11 @@ def forward_free(lo, hi, jhi, weight, by_bits, ht, ws_stamp, s_key, s_val, s_bit
                                 if not last:
                                     nkey = (base_key | (npair << shift) | ((jused + jnew) << _F_J) | (nr << _F_R)
                                             | ((gs + g) << _F_GS) | (ngm << _F_GM))
-                                    top = _put(nkey, base_val + wt * x + jv, nbits, i, opt, ht, hb, stamp, s_key, s_val,
-                                               s_bits, s_parent, s_opt, top)
-                                    if top >= s_key.shape[0] - 1:
+                                    nval = base_val + wt * x + jv
+                                    top, hb, stamp = _store(nkey, nval, nbits, i, opt, ht, hb, stamp, end,
+                                                            s_key, s_val, s_bits, s_parent, s_opt, top)
+                                    if top < 0:
                                         return -1
-                                    if 2 * (top - end) > (np.int64(1) << hb):
-                                        if hb >= HB_MAX:
-                                            return -1
-                                        hb += 1
-                                        stamp += 1
-                                        _rehash(end, top, ht, hb, stamp, s_key)
                                     continue
                                 # the last colour of the number: its groups take their jokers here, so the
                                 # layer before the group step (the largest) is never stored
@@ -891,16 +901,10 @@ def forward_free(lo, hi, jhi, weight, by_bits, ht, ws_stamp, s_key, s_val, s_bit
                                         nr2 = jhi
                                     nkey = nbase | ((jused + jnew + jg) << _F_J) | (nr2 << _F_R)
                                     gv = base_val + wt * x + jv + (jg * n if valued else 0)
-                                    top = _put(nkey, gv, nbits, i, opt | (jg << 13), ht, hb, stamp,
-                                               s_key, s_val, s_bits, s_parent, s_opt, top)
-                                    if top >= s_key.shape[0] - 1:
+                                    top, hb, stamp = _store(nkey, gv, nbits, i, opt | (jg << 13), ht, hb, stamp, end,
+                                                            s_key, s_val, s_bits, s_parent, s_opt, top)
+                                    if top < 0:
                                         return -1
-                                    if 2 * (top - end) > (np.int64(1) << hb):
-                                        if hb >= HB_MAX:
-                                            return -1
-                                        hb += 1
-                                        stamp += 1
-                                        _rehash(end, top, ht, hb, stamp, s_key)
             top = _prune_free(end, top, 0, 3, jhi, by_bits, ht, hb, stamp, s_key, s_val, s_bits, s_parent, s_opt)
             step += 1
             layer_start[step] = end
@@ -930,16 +934,10 @@ def forward_free(lo, hi, jhi, weight, by_bits, ht, ws_stamp, s_key, s_val, s_bit
                     nr = jhi
                 nkey = base_key | ((jused + jg) << _F_J) | (nr << _F_R)
                 gv = s_val[i] + (jg * n if valued else 0)
-                top = _put(nkey, gv, s_bits[i], i, jg, ht, hb, stamp, s_key, s_val, s_bits, s_parent,
-                           s_opt, top)
-                if top >= s_key.shape[0] - 1:
+                top, hb, stamp = _store(nkey, gv, s_bits[i], i, jg, ht, hb, stamp, end,
+                                        s_key, s_val, s_bits, s_parent, s_opt, top)
+                if top < 0:
                     return -1
-                if 2 * (top - end) > (np.int64(1) << hb):
-                    if hb >= HB_MAX:
-                        return -1
-                    hb += 1
-                    stamp += 1
-                    _rehash(end, top, ht, hb, stamp, s_key)
         top = _prune_free(end, top, 0, 3, jhi, by_bits, ht, hb, stamp, s_key, s_val, s_bits, s_parent, s_opt)
         step += 1
         layer_start[step] = end
