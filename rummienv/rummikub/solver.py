@@ -5,8 +5,9 @@ free jokers are its count at index 52; jokers that must keep a number (K5, the
 card edition) are given apart as ``fixed[n]``. A *play* is the multiset of rack
 pieces that goes down this turn; ``staged`` pieces are a play's lower bound.
 
-All questions run the same compiled programme (``kernel.forward``) with
-different bounds, so legality, the mask and the best play can never disagree.
+All questions run the same compiled programmes (``kernel.forward_free`` for free
+jokers, ``kernel.forward`` for jokers fixed to numbers) with different bounds, so
+legality, the mask and the best play can never disagree.
 """
 
 from __future__ import annotations
@@ -50,6 +51,10 @@ _NO_STAGED = np.zeros(NUM_TYPES, dtype=np.int64)
 _TILE_WEIGHT = np.ones(52, dtype=np.int64)
 _SHIFTS = np.arange(52, dtype=np.uint64)
 _POINT_WEIGHT = np.tile(np.arange(1, NUMBERS + 1, dtype=np.int64), 4)
+
+
+def _overflow() -> RuntimeError:
+    return RuntimeError("solver state store overflowed; the position is larger than the rules allow")
 
 
 def _workspace() -> _Workspace:
@@ -123,13 +128,13 @@ def _run(p: _Problem, weight: np.ndarray, joker_weight: int, by_bits: bool = Fal
                                   ws.parent, ws.opt, ws.layer, ws.skip, p.jhi, kernel.NO_FLOOR, 0,
                                   np.uint64(0), False)
         if top < 0:
-            raise RuntimeError("solver state store overflowed; the position is larger than the rules allow")
+            raise _overflow()
         return ws, int(ws.layer[_SUBSTEPS]), int(ws.layer[_SUBSTEPS + 1]), top
     top = kernel.forward(p.lo, p.hi, p.jlo, p.jhi, p.fixed, weight, joker_weight, p.threshold, by_bits,
                          ws.h_key, ws.h_stamp, ws.h_slot, ws.stamp, ws.key, ws.val, ws.bits, ws.parent,
                          ws.opt, ws.layer)
     if top < 0:
-        raise RuntimeError("solver state store overflowed; the position is larger than the rules allow")
+        raise _overflow()
     return ws, int(ws.layer[_SUBSTEPS]), int(ws.layer[_SUBSTEPS + 1]), top
 
 
@@ -149,7 +154,7 @@ def legal_mask(table, rack, staged=None, *, fixed=None, opened: bool = True, thr
                                     _TILE_WEIGHT, ws.ht, ws.stamp, ws.key, ws.val, ws.bits, ws.parent, ws.opt,
                                     ws.layer, ws.skip)
         if not ok:
-            raise RuntimeError("solver state store overflowed; the position is larger than the rules allow")
+            raise _overflow()
         return mask
     if not opened:
         ws = _workspace()
@@ -158,7 +163,7 @@ def legal_mask(table, rack, staged=None, *, fixed=None, opened: bool = True, thr
                                        min(threshold, 255), _POINT_WEIGHT, ws.ht, ws.stamp, ws.key, ws.val, ws.bits,
                                        ws.parent, ws.opt, ws.layer, ws.skip, ws.path)
         if not ok:
-            raise RuntimeError("solver state store overflowed; the position is larger than the rules allow")
+            raise _overflow()
         return mask
     p = _problem(table, rack, staged, fixed, opened, threshold)
     ws, begin, end, _ = _run(p, _TILE_WEIGHT, 1, by_bits=True)
@@ -182,7 +187,7 @@ def is_legal_play(table, play, *, fixed=None, opened: bool = True, threshold: in
                                         ws.bits, ws.parent, ws.opt, ws.layer, ws.skip, jcap, kernel.NO_FLOOR, 0,
                                         False)
             if best == -2:
-                raise RuntimeError("solver state store overflowed; the position is larger than the rules allow")
+                raise _overflow()
             if best >= 0:
                 return True
         return False
@@ -206,13 +211,9 @@ def best_play(table, rack, staged=None, *, fixed=None, opened: bool = True, thre
         best = kernel.best_free(p.lo, p.hi, p.jlo, p.jhi, weight, joker_weight, ws.ht, ws.stamp, ws.key, ws.val,
                                 ws.bits, ws.parent, ws.opt, ws.layer, ws.skip)
         if best == -2:
-            raise RuntimeError("solver state store overflowed; the position is larger than the rules allow")
-    else:
-        ws, begin, end, _ = _run(p, weight, joker_weight)
-        best, _, _ = _summary(p, ws, begin, end, joker_weight)
-    if best < 0:
-        return None
-    if _free(p):
+            raise _overflow()
+        if best < 0:
+            return None
         used = np.zeros(NUM_TYPES, dtype=np.int64)
         ok = kernel.used_free(best, p.lo, p.hi, p.jlo, joker_weight, ws.key, ws.parent, ws.opt, ws.skip, ws.path,
                               used)
@@ -220,6 +221,10 @@ def best_play(table, rack, staged=None, *, fixed=None, opened: bool = True, thre
         key, opts = int(ws.key[best]), ws.path[:_SUBSTEPS].tolist()
         arrange = lambda: _rebuild_free(key, opts, p.jlo, joker_weight, p.lo, p.hi)  # noqa: E731
     else:
+        ws, begin, end, _ = _run(p, weight, joker_weight)
+        best, _, _ = _summary(p, ws, begin, end, joker_weight)
+        if best < 0:
+            return None
         layout, used = _rebuild(ws, best, p.fixed)
         arrange = lambda: layout  # noqa: E731
     play = used - p.base
