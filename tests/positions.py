@@ -66,6 +66,7 @@ def random_position(
     max_table_sets: int = 3,
     max_rack: int = 6,
     fixed_jokers: bool = False,
+    max_set_jokers: int = 1,
 ) -> dict[str, Any]:
     """One random position: ``table``, ``rack``, ``staged``, ``fixed``, ``opened``, ``threshold``.
 
@@ -73,7 +74,8 @@ def random_position(
     fixed to the number it stands for there (K5) and counted in ``fixed``;
     otherwise table jokers are free and counted in ``table[52]``. Rack jokers are
     always free. ``staged`` is a random sub-multiset of the rack, empty about
-    two times in three.
+    two times in three. A table set holds up to ``max_set_jokers`` jokers (always
+    one numbered piece at least), so that several jokers can head a run.
     """
     if not isinstance(rng, np.random.Generator):
         rng = np.random.default_rng(rng)
@@ -100,11 +102,12 @@ def random_position(
                 break
         else:
             continue
-        joker_at = -1
-        if jokers_left > 0 and rng.random() < 0.3:
-            joker_at = int(rng.integers(len(pieces)))
+        joker_at: set[int] = set()
+        while (jokers_left > len(joker_at) and len(joker_at) < min(max_set_jokers, len(pieces) - 1)
+               and rng.random() < 0.3):
+            joker_at.add(int(rng.integers(len(pieces))))
         for k, (c, n) in enumerate(pieces):
-            if k == joker_at:
+            if k in joker_at:
                 jokers_left -= 1
                 if fixed_jokers:
                     fixed[n] += 1

@@ -32,9 +32,11 @@ CONFIGS = {
     "tiles-2j-rack8": dict(jokers_in_play=2, fixed_jokers=False, max_rack=8, max_table_sets=2),
     "cards-4j-fixed-rack7": dict(jokers_in_play=4, fixed_jokers=True, max_rack=7, max_table_sets=2),
     "cards-4j-heavy": dict(jokers_in_play=4, fixed_jokers=True, max_rack=5),
+    # several fixed jokers in one set: runs headed by two or three jokers fixed to their numbers
+    "cards-4j-fixed-heads": dict(jokers_in_play=4, fixed_jokers=True, max_rack=6, max_set_jokers=3),
 }
 COUNTS = {"tiles-2j": 300, "cards-4j-free": 300, "cards-4j-fixed": 300, "tiles-2j-rack8": 100,
-          "cards-4j-fixed-rack7": 100, "cards-4j-heavy": 200}
+          "cards-4j-fixed-rack7": 100, "cards-4j-heavy": 200, "cards-4j-fixed-heads": 300}
 
 
 def _joker_numbers(pieces: list[int], kind: str) -> list[int] | None:
@@ -123,3 +125,27 @@ def test_solver_matches_bruteforce(chunk):
         for p in tries:
             want = bf.is_legal_play(table, rack, p, **opts)
             assert solver.is_legal_play(table, np.array(p), **opts) == want, f"play {bf.names(p)}: {where}"
+
+
+# Runs headed by jokers fixed to their numbers (K5), alone or after a free joker, and fixed jokers that
+# can only close a run: the shapes the random tables above rarely make.
+FIXED_HEADS = [
+    ([1, 2, 3], "k4 k5"), ([11, 12], "k13"), ([12], "k13 J"), ([5], "k6 k7"), ([5, 6], "k7"),
+    ([5, 7], "k6 r5 b5"), ([1, 2, 3, 4], "k5 k6"), ([13], "k11 k12"), ([12], "k11 k13"),
+    ([3, 3], "k4 r4 k5 r5"), ([9, 10], "J k11"), ([7], "J k8"), ([11], "k12 k13 J"), ([4, 5], "r6 J"),
+]
+
+
+@pytest.mark.parametrize("numbers,rack", FIXED_HEADS)
+def test_K5_fixed_jokers_heading_runs(numbers, rack):
+    table, fixed, rack = np.zeros(53, dtype=np.int64), bf.fixed_of(numbers), bf.counts(rack)
+    plays = bf.legal_plays(table, rack, None, fixed, True)
+    mask = np.zeros(53, dtype=bool)
+    for p in plays:
+        mask |= np.array(p) > 0
+    assert np.array_equal(solver.legal_mask(table, rack, fixed=fixed), mask)
+    want = max((bf.play_score(p, "tiles") for p in plays), default=None)
+    sol = solver.best_play(table, rack, fixed=fixed)
+    assert (sol is None) if want is None else (sol is not None and sol.value == want)
+    if sol is not None:
+        _check_layout(sol.layout, sol.play.astype(np.int64), fixed)

@@ -1,4 +1,8 @@
-"""The compiled dynamic programme behind every Rummikub question.
+"""The compiled dynamic programmes behind every Rummikub question.
+
+``forward`` places every joker and carries the opening threshold: it answers the
+best play and the legality of an opening. ``forward_free`` (below) absorbs spare
+jokers as room and answers everything after opening, and opening masks.
 
 Whether a multiset of pieces can be laid out as valid sets is decided number by
 number (1..13), in the manner of van Rijn, Takes and Vis (2015). Only runs cross
@@ -438,7 +442,7 @@ def summarise(begin, end, jlo, threshold, s_key, s_val, s_bits):
 
 
 # ----------------------------------------------------------------------------------------
-# The programme for free jokers only (no joker fixed to a number, no opening threshold).
+# The programme for every position after opening (free jokers, and jokers fixed to a number).
 #
 # A joker that no set needs can always be added to a set with room: a run that
 # does not span 1..13 takes one at an end, a group of three takes a fourth. So a
@@ -448,8 +452,10 @@ def summarise(begin, end, jlo, threshold, s_key, s_val, s_bits):
 # room is counted as it becomes known: a run starting at s brings s - 1 places
 # below it, a run whose last number is e brings 13 - e above it, groups bring
 # 4 * groups - pieces. A state with fewer jokers placed and an R as large covers
-# another. Runs may still begin with jokers (at most two, placed when the run's
-# first numbered piece comes, so no joker-only run is ever open).
+# another. Runs may still begin with free jokers (at most two, placed when the
+# run's first numbered piece comes). Jokers fixed to a number (K5) are never
+# spares: they are placed at their number, and the only joker-only runs ever
+# open are those headed by them (P1/P2, as in the programme above).
 # ----------------------------------------------------------------------------------------
 
 
@@ -494,6 +500,7 @@ NEW_RUNS = np.array([(0, 0, 0), (1, 0, 0), (1, 1, 0), (1, 2, 0), (2, 0, 0), (2, 
                      (2, 1, 2), (2, 2, 2)], dtype=np.int64)
 
 _F_J, _F_R, _F_GS, _F_GM = 16, 19, 22, 26
+_F_P1, _F_P2, _F_FU = 28, 31, 34  # joker-only runs (length 1, 2+) and fixed jokers placed at this number
 HB_MIN, HB_MAX = 10, 21
 _DEAD = np.int64(1) << 62
 NO_FLOOR = -(np.int64(1) << 60)
@@ -683,8 +690,8 @@ def colour_order(lo, hi):
 
 @njit(cache=True)
 def forward_free(lo, hi, jhi, weight, by_bits, ht, ws_stamp, s_key, s_val, s_bits, s_parent, s_opt, layer_start,
-                 skip, jcap, floor, joker_bonus, known, valued):
-    """The programme with free jokers only; same contract as ``forward`` (store top, or -1).
+                 skip, jcap, floor, joker_bonus, known, valued, fixed):
+    """The programme after opening (and for opening masks); same contract as ``forward`` (store top, or -1).
 
     Colour step option: cont (2) | y jokers continuing (2) | new-run row of NEW_RUNS (4) | g (2) | x (3), and for
     the last colour, which also places the jokers of the groups (the group step is then skipped), those (3).
@@ -701,6 +708,13 @@ def forward_free(lo, hi, jhi, weight, by_bits, ht, ws_stamp, s_key, s_val, s_bit
 
     ``valued`` (openings, T4/K3): every joker stands in for a piece and adds the number it stands for to the
     value, so no room is counted and a run may begin with jokers anywhere.
+
+    ``fixed[n]`` jokers must stand at number n (K5). Such a joker may continue a run or join a group at n
+    (joker step option: jokers in groups (3) | new joker-only runs (3)), or head a run that has no numbered
+    piece yet: those joker-only runs are carried as ``P1``/``P2`` (one joker, two or more), take a joker
+    at every number until a colour step gives them their first piece (colour step option bits 16-17 and
+    18-19: how many of each), and count their room below when they start. They are never spares, so
+    with any fixed joker the groups take their jokers in a step of their own.
     """
     stamp = ws_stamp[0]
     if stamp > (np.int64(1) << 30):
@@ -721,6 +735,10 @@ def forward_free(lo, hi, jhi, weight, by_bits, ht, ws_stamp, s_key, s_val, s_bit
     for t in range(52):
         to_come += weight[t] * hi[t]
     to_come += joker_bonus
+    has_fixed = False
+    for n in range(1, 14):
+        if fixed[n] > 0:
+            has_fixed = True
     # what each row of NEW_RUNS means at number n: allowed, jokers, room below, plain runs, lengths
     w_ok = np.zeros(n_new, dtype=np.bool_)
     w_jokers = np.zeros(n_new, dtype=np.int64)
@@ -756,6 +774,9 @@ def forward_free(lo, hi, jhi, weight, by_bits, ht, ws_stamp, s_key, s_val, s_bit
             w_room[w] = room
             w_plain[w] = plain
             w_jval[w] = jval
+        fixed_n = fixed[n]
+        # fixed jokers that could still lengthen a short run of this number
+        fix_next = (fixed[n + 1] if n <= 12 else 0) + (fixed[n + 2] if n <= 11 else 0)
         for kc in range(4):
             c = order[n - 1, kc]
             t = c * 13 + n - 1
@@ -780,8 +801,9 @@ def forward_free(lo, hi, jhi, weight, by_bits, ht, ws_stamp, s_key, s_val, s_bit
             rest_group = 0  # pieces the later colours of this number could still give to groups
             for k2 in range(kc + 1, 4):
                 rest_group += min(hi[order[n - 1, k2] * 13 + n - 1], 2)
-            clear = ~((np.int64(15) << shift) | (np.int64(63) << _F_J) | (np.int64(63) << _F_GS))
-            last = kc == 3
+            clear = ~((np.int64(15) << shift) | (np.int64(63) << _F_J) | (np.int64(63) << _F_GS)
+                      | (np.int64(511) << _F_P1))
+            last = kc == 3 and not has_fixed
             for i in range(begin, end):
                 key = s_key[i]
                 pair = (key >> shift) & 15
@@ -791,6 +813,10 @@ def forward_free(lo, hi, jhi, weight, by_bits, ht, ws_stamp, s_key, s_val, s_bit
                 rcap = (key >> _F_R) & 7
                 gs = (key >> _F_GS) & 15
                 gm = (key >> _F_GM) & 3
+                p1 = (key >> _F_P1) & 7
+                p2 = (key >> _F_P2) & 7
+                fu = (key >> _F_FU) & 7
+                frem = fixed_n - fu  # fixed jokers of this number still to place
                 jfree = min(jhi, jcap) - jused
                 if jfree < 0:
                     jfree = 0
@@ -826,17 +852,27 @@ def forward_free(lo, hi, jhi, weight, by_bits, ht, ws_stamp, s_key, s_val, s_bit
                     if (0 < n_a < 3 and n + 3 - n_a > 13) or (0 < n_b < 3 and n + 3 - n_b > 13):
                         continue
                     room0 = nclose * (14 - n)
-                    for y in range(min(k, jfree) + 1):
+                    for yu in range((min(k, jfree + frem) + 1) * (min(p1, 2) + 1) * (min(p2, 2) + 1)):
+                        # y jokers continue runs (yf of them fixed), u1/u2 joker-only runs get their first piece
+                        y = yu % (min(k, jfree + frem) + 1)
+                        u1 = (yu // (min(k, jfree + frem) + 1)) % (min(p1, 2) + 1)
+                        u2 = yu // ((min(k, jfree + frem) + 1) * (min(p1, 2) + 1))
+                        ku = k + u1 + u2
+                        if ku > 2:
+                            continue
+                        yf = min(y, frem)  # fixed first: jokers at one number can trade places
+                        if y - yf > jfree:
+                            continue
                         for w in range(n_new):
                             m = NEW_RUNS[w, 0]
-                            if k + m > 2:
+                            if ku + m > 2:
                                 break
-                            real = k - y + m
+                            real = k - y + m + u1 + u2
                             if real > thi:
                                 break  # rows go by count of new runs
                             if real + 2 < xlo or not w_ok[w]:
                                 continue
-                            jnew = y + w_jokers[w]
+                            jnew = y - yf + w_jokers[w]
                             if jnew > jfree:
                                 continue
                             room = 0 if valued else room0 + w_room[w]
@@ -844,8 +880,8 @@ def forward_free(lo, hi, jhi, weight, by_bits, ht, ws_stamp, s_key, s_val, s_bit
                             plain = w_plain[w]
                             l0 = n_a
                             l1 = n_b
-                            for e in range(m):
-                                ln = w_len[w, e]
+                            for e in range(m + u1 + u2):
+                                ln = w_len[w, e] if e < m else (2 if e < m + u1 else 3)
                                 if l0 == 0:
                                     l0 = ln
                                 else:
@@ -859,7 +895,7 @@ def forward_free(lo, hi, jhi, weight, by_bits, ht, ws_stamp, s_key, s_val, s_bit
                                 l1 = 0
                             short = (1 if 0 < l0 < 3 else 0) + (1 if 0 < l1 < 3 else 0)
                             ones = (1 if l0 == 1 else 0) + (1 if l1 == 1 else 0)
-                            if max(short - avail1, 0) + max(ones - avail2, 0) > jfree - jnew:
+                            if max(short - avail1, 0) + max(ones - avail2, 0) > jfree - jnew + fix_next:
                                 continue
                             npair = PAIR_INDEX[l0, l1]
                             nr = rcap + jnew + room
@@ -872,17 +908,18 @@ def forward_free(lo, hi, jhi, weight, by_bits, ht, ws_stamp, s_key, s_val, s_bit
                                 if x > thi:
                                     break
                                 ngm = gm if gm > g else g
-                                if not GROUP_VIABLE[gs + g, ngm, rest_group, jfree - jnew]:
+                                if not GROUP_VIABLE[gs + g, ngm, rest_group, min(jfree - jnew + frem - yf, 8)]:
                                     continue
                                 if base_val + wt * x + jv + to_come < floor:
                                     continue
                                 nbits = base_bits
                                 if x > tlo:
                                     nbits |= tbit
-                                opt = cont | (y << 2) | (w << 4) | (g << 8) | (x << 10)
+                                opt = cont | (y << 2) | (w << 4) | (g << 8) | (x << 10) | (u1 << 16) | (u2 << 18)
                                 if not last:
                                     nkey = (base_key | (npair << shift) | ((jused + jnew) << _F_J) | (nr << _F_R)
-                                            | ((gs + g) << _F_GS) | (ngm << _F_GM))
+                                            | ((gs + g) << _F_GS) | (ngm << _F_GM) | ((p1 - u1) << _F_P1)
+                                            | ((p2 - u2) << _F_P2) | ((fu + yf) << _F_FU))
                                     nval = base_val + wt * x + jv
                                     top, hb, stamp = _store(nkey, nval, nbits, i, opt, ht, hb, stamp, end,
                                                             s_key, s_val, s_bits, s_parent, s_opt, top)
@@ -909,8 +946,12 @@ def forward_free(lo, hi, jhi, weight, by_bits, ht, ws_stamp, s_key, s_val, s_bit
             step += 1
             layer_start[step] = end
             begin, end = end, top
-        # group step: jokers join this number's groups, which must be formable
-        if _field_zero(s_key, begin, end, _F_GS):
+        # joker step: jokers join this number's groups, which must be formable; joker-only runs take one more
+        # and new ones start (fixed jokers: every one of this number is placed by now)
+        # a free joker heads a joker-only run only to make J, fixed joker, 13 (longer runs shed it as a spare)
+        free_heads = n <= 12 and fixed[n + 1] > 0
+        if (fixed_n == 0 and not free_heads and _field_zero(s_key, begin, end, _F_GS)
+                and _field_zero(s_key, begin, end, _F_P1) and _field_zero(s_key, begin, end, _F_P2)):
             step += 1
             skip[step] = 1
             layer_start[step] = begin
@@ -924,20 +965,32 @@ def forward_free(lo, hi, jhi, weight, by_bits, ht, ws_stamp, s_key, s_val, s_bit
             rcap = (key >> _F_R) & 7
             gs = (key >> _F_GS) & 15
             gm = (key >> _F_GM) & 3
-            base_key = key & ~((np.int64(63) << _F_J) | (np.int64(63) << _F_GS))
-            for jg in range(max(min(jhi, jcap) - jused, 0) + 1):
-                room = GROUP_ROOM[gs, gm, jg]
-                if room < 0:
-                    continue
-                nr = rcap + jg + (0 if valued else room)
-                if nr > jhi:
-                    nr = jhi
-                nkey = base_key | ((jused + jg) << _F_J) | (nr << _F_R)
-                gv = s_val[i] + (jg * n if valued else 0)
-                top, hb, stamp = _store(nkey, gv, s_bits[i], i, jg, ht, hb, stamp, end,
-                                        s_key, s_val, s_bits, s_parent, s_opt, top)
-                if top < 0:
-                    return -1
+            pend = ((key >> _F_P1) & 7) + ((key >> _F_P2) & 7)
+            if n == 13 and pend > 0:
+                continue  # joker-only runs that never got a piece (C4)
+            frem = fixed_n - ((key >> _F_FU) & 7)
+            jfree = max(min(jhi, jcap) - jused, 0)
+            base_key = key & ~((np.int64(63) << _F_J) | (np.int64(63) << _F_GS) | (np.int64(511) << _F_P1))
+            heads = 0 if n == 13 else frem + (jfree if free_heads else 0)
+            for knew in range(heads + 1):
+                for jg in range(frem + jfree + 1):
+                    jf = pend + knew + jg - frem  # free jokers placed here
+                    if jf < 0:
+                        continue
+                    if jf > jfree:
+                        break
+                    room = GROUP_ROOM[gs, gm, jg]
+                    if room < 0:
+                        continue
+                    nr = rcap + jf + (0 if valued else room + knew * (n - 1))
+                    if nr > jhi:
+                        nr = jhi
+                    nkey = base_key | ((jused + jf) << _F_J) | (nr << _F_R) | (knew << _F_P1) | (pend << _F_P2)
+                    gv = s_val[i] + (jg * n if valued else 0)
+                    top, hb, stamp = _store(nkey, gv, s_bits[i], i, jg | (knew << 3), ht, hb, stamp, end,
+                                            s_key, s_val, s_bits, s_parent, s_opt, top)
+                    if top < 0:
+                        return -1
         top = _prune_free(end, top, 0, 3, jhi, by_bits, ht, hb, stamp, s_key, s_val, s_bits, s_parent, s_opt)
         step += 1
         layer_start[step] = end
@@ -996,7 +1049,7 @@ def path(index, s_parent, s_opt, skip, steps, out):
 
 @njit(cache=True)
 def _mask_passes(lo, hi, jlo, jhi, doubt, weight, ht, ws_stamp, s_key, s_val, s_bits, s_parent, s_opt, layer_start,
-                 skip):
+                 skip, fixed):
     """The used-type bits and whether a joker more fits, over every legal layout; and whether the store sufficed.
 
     A first pass with no joker standing in for a piece is small and often shows every type in ``doubt`` to
@@ -1006,7 +1059,7 @@ def _mask_passes(lo, hi, jlo, jhi, doubt, weight, ht, ws_stamp, s_key, s_val, s_
     joker_more = False
     for jcap in (0, jhi):
         top = forward_free(lo, hi, jhi, weight, True, ht, ws_stamp, s_key, s_val, s_bits, s_parent, s_opt,
-                           layer_start, skip, jcap, NO_FLOOR, 0, bits, False)
+                           layer_start, skip, jcap, NO_FLOOR, 0, bits, False, fixed)
         if top < 0:
             return bits, joker_more, False
         _, more_bits, more_joker = summarise_free(layer_start[65], layer_start[66], jlo, jhi, 1, s_key, s_val,
@@ -1033,7 +1086,8 @@ def _bounds(table, rack, staged):
 
 
 @njit(cache=True)
-def mask_free(table, rack, staged, weight, ht, ws_stamp, s_key, s_val, s_bits, s_parent, s_opt, layer_start, skip):
+def mask_free(table, rack, staged, fixed, weight, ht, ws_stamp, s_key, s_val, s_bits, s_parent, s_opt, layer_start,
+              skip):
     """The whole mask of an opened position with free jokers in one compiled call (the env asks it every step).
 
     Returns the 53 mask bools and whether the store sufficed.
@@ -1041,7 +1095,7 @@ def mask_free(table, rack, staged, weight, ht, ws_stamp, s_key, s_val, s_bits, s
     lo, hi, jlo, jhi, doubt = _bounds(table, rack, staged)
     out = np.zeros(53, dtype=np.bool_)
     bits, joker_more, ok = _mask_passes(lo, hi, jlo, jhi, doubt, weight, ht, ws_stamp, s_key, s_val, s_bits,
-                                        s_parent, s_opt, layer_start, skip)
+                                        s_parent, s_opt, layer_start, skip, fixed)
     for t in range(52):
         out[t] = (bits >> np.uint64(t)) & np.uint64(1)
     out[52] = joker_more
@@ -1053,18 +1107,30 @@ def opening_mask(rack, staged, threshold, points, ht, ws_stamp, s_key, s_val, s_
                  layer_start, skip, path_buf):
     """The whole mask of an opening (T4/K3: the rack alone, in valid sets, worth ``threshold`` or more).
 
-    The mask without the threshold is a superset and cheap. Each type in it not yet shown to fit is then
-    asked once: the most valuable play holding one more of it (jokers at the numbers they stand for),
-    searched with the threshold as a floor. A play that reaches it shows every type it holds to fit.
-    Returns the 53 mask bools and whether the store sufficed.
+    Most racks cannot open at all: one pass for the most valuable play, with the threshold as a floor,
+    says so. Otherwise the mask without the threshold is a superset and cheap. Each type in it not yet
+    shown to fit is then asked once: the most valuable play holding one more of it (jokers at the numbers
+    they stand for), searched with the threshold as a floor. A play that reaches it shows every type it
+    holds to fit. Returns the 53 mask bools and whether the store sufficed.
     """
     lo, hi, jlo, jhi, doubt = _bounds(np.zeros(53, dtype=np.int64), rack, staged)
     out = np.zeros(53, dtype=np.bool_)
+    no_fixed = np.zeros(14, dtype=np.int64)
+    used = np.zeros(53, dtype=np.int64)
+    best, value = free_pass(lo, hi, jlo, jhi, points, 0, ht, ws_stamp, s_key, s_val, s_bits, s_parent, s_opt,
+                            layer_start, skip, jhi, threshold, 13 * jhi, True, no_fixed)
+    if best == -2:
+        return out, False
+    if best < 0 or value < threshold:
+        return out, True
+    used_free(best, lo, hi, jlo, 0, s_key, s_parent, s_opt, skip, path_buf, used)
+    for u in range(52):
+        out[u] = used[u] > lo[u]
+    out[52] = used[52] > jlo
     bits, joker_more, ok = _mask_passes(lo, hi, jlo, jhi, doubt, points, ht, ws_stamp, s_key, s_val, s_bits,
-                                        s_parent, s_opt, layer_start, skip)
+                                        s_parent, s_opt, layer_start, skip, no_fixed)
     if not ok:
         return out, False
-    used = np.zeros(53, dtype=np.int64)
     for t in range(53):
         if out[t] or not (joker_more if t == 52 else (bits >> np.uint64(t)) & np.uint64(1)):
             continue
@@ -1074,7 +1140,7 @@ def opening_mask(rack, staged, threshold, points, ht, ws_stamp, s_key, s_val, s_
         else:
             jl += 1
         best, value = free_pass(lo, hi, jl, jhi, points, 0, ht, ws_stamp, s_key, s_val, s_bits, s_parent, s_opt,
-                                 layer_start, skip, jhi, threshold, 13 * jhi, True)
+                                 layer_start, skip, jhi, threshold, 13 * jhi, True, no_fixed)
         if best >= 0 and value >= threshold:
             used_free(best, lo, hi, jl, 0, s_key, s_parent, s_opt, skip, path_buf, used)
             for u in range(52):
@@ -1091,10 +1157,10 @@ def opening_mask(rack, staged, threshold, points, ht, ws_stamp, s_key, s_val, s_
 
 @njit(cache=True)
 def free_pass(lo, hi, jlo, jhi, weight, joker_weight, ht, ws_stamp, s_key, s_val, s_bits, s_parent, s_opt,
-               layer_start, skip, jcap, floor, bonus, valued):
+               layer_start, skip, jcap, floor, bonus, valued, fixed):
     """One forward pass for the best play: (store index of the best layout or -1, its value), or (-2, 0)."""
     top = forward_free(lo, hi, jhi, weight, False, ht, ws_stamp, s_key, s_val, s_bits, s_parent, s_opt,
-                       layer_start, skip, jcap, floor, bonus, np.uint64(0), valued)
+                       layer_start, skip, jcap, floor, bonus, np.uint64(0), valued, fixed)
     if top < 0:
         return -2, np.int64(0)
     best, _, _ = summarise_free(layer_start[65], layer_start[66], jlo, jhi, joker_weight, s_key, s_val, s_bits)
@@ -1106,7 +1172,7 @@ def free_pass(lo, hi, jlo, jhi, weight, joker_weight, ht, ws_stamp, s_key, s_val
 
 @njit(cache=True)
 def best_free(lo, hi, jlo, jhi, weight, joker_weight, ht, ws_stamp, s_key, s_val, s_bits, s_parent, s_opt,
-              layer_start, skip):
+              layer_start, skip, fixed):
     """The best layout of a free-joker position; returns its store index (-1: none, -2: the store overflowed).
 
     The exact pass is costly when jokers may stand in for pieces, so two cheap passes come first. With
@@ -1120,17 +1186,17 @@ def best_free(lo, hi, jlo, jhi, weight, joker_weight, ht, ws_stamp, s_key, s_val
         ceiling += weight[t] * hi[t]
     if jhi == 0:
         return free_pass(lo, hi, jlo, jhi, weight, joker_weight, ht, ws_stamp, s_key, s_val, s_bits, s_parent,
-                          s_opt, layer_start, skip, 0, NO_FLOOR, bonus, False)[0]
+                          s_opt, layer_start, skip, 0, NO_FLOOR, bonus, False, fixed)[0]
     best, floor = free_pass(lo, hi, jlo, jhi, weight, joker_weight, ht, ws_stamp, s_key, s_val, s_bits,
-                             s_parent, s_opt, layer_start, skip, 0, NO_FLOOR, bonus, False)
+                             s_parent, s_opt, layer_start, skip, 0, NO_FLOOR, bonus, False, fixed)
     if best == -2 or (best >= 0 and floor >= ceiling):
         return best
     best, value = free_pass(lo, hi, jlo, jhi, weight, joker_weight, ht, ws_stamp, s_key, s_val, s_bits,
-                             s_parent, s_opt, layer_start, skip, jhi, ceiling, bonus, False)
+                             s_parent, s_opt, layer_start, skip, jhi, ceiling, bonus, False, fixed)
     if best == -2 or (best >= 0 and value >= ceiling):
         return best
     return free_pass(lo, hi, jlo, jhi, weight, joker_weight, ht, ws_stamp, s_key, s_val, s_bits, s_parent,
-                      s_opt, layer_start, skip, jhi, max(floor, value), bonus, False)[0]
+                      s_opt, layer_start, skip, jhi, max(floor, value), bonus, False, fixed)[0]
 
 
 @njit(cache=True)

@@ -5,9 +5,10 @@ free jokers are its count at index 52; jokers that must keep a number (K5, the
 card edition) are given apart as ``fixed[n]``. A *play* is the multiset of rack
 pieces that goes down this turn; ``staged`` pieces are a play's lower bound.
 
-All questions run the same compiled programmes (``kernel.forward_free`` for free
-jokers, ``kernel.forward`` for jokers fixed to numbers) with different bounds, so
-legality, the mask and the best play can never disagree.
+All questions run the same compiled programmes (``kernel.forward_free`` once the
+player has opened, free and fixed jokers alike; ``kernel.forward`` for the best
+play and the legality of an opening, whose threshold it carries) with different
+bounds, so legality, the mask and the best play can never disagree.
 """
 
 from __future__ import annotations
@@ -98,7 +99,7 @@ class _Problem:
     fixed: np.ndarray
     threshold: int
     base: np.ndarray  # what of lo is not the player's (the table)
-    free: bool = False  # no threshold and no fixed joker: the free-joker programme applies
+    free: bool = False  # no threshold: the free-joker programme applies
 
 
 def _problem(table, rack, staged, fixed, opened: bool, threshold: int) -> _Problem:
@@ -112,12 +113,11 @@ def _problem(table, rack, staged, fixed, opened: bool, threshold: int) -> _Probl
         # T4/K3: the table is untouched, the play alone must reach the threshold
         fixed, lo, hi, base, thr = _NO_FIXED, staged, rack, np.zeros(NUM_TYPES, dtype=np.int64), threshold
     thr = min(thr, 255)
-    return _Problem(lo[:52].copy(), hi[:52].copy(), int(lo[JOKER]), int(hi[JOKER]), fixed, thr, base,
-                    thr == 0 and not fixed.any())
+    return _Problem(lo[:52].copy(), hi[:52].copy(), int(lo[JOKER]), int(hi[JOKER]), fixed, thr, base, thr == 0)
 
 
 def _free(p: _Problem) -> bool:
-    """Whether the free-joker programme applies: no opening threshold, no joker fixed to a number."""
+    """Whether the free-joker programme applies: no opening threshold."""
     return p.free
 
 
@@ -126,7 +126,7 @@ def _run(p: _Problem, weight: np.ndarray, joker_weight: int, by_bits: bool = Fal
     if _free(p):
         top = kernel.forward_free(p.lo, p.hi, p.jhi, weight, by_bits, ws.ht, ws.stamp, ws.key, ws.val, ws.bits,
                                   ws.parent, ws.opt, ws.layer, ws.skip, p.jhi, kernel.NO_FLOOR, 0,
-                                  np.uint64(0), False)
+                                  np.uint64(0), False, p.fixed)
         if top < 0:
             raise _overflow()
         return ws, int(ws.layer[_SUBSTEPS]), int(ws.layer[_SUBSTEPS + 1]), top
@@ -146,12 +146,12 @@ def _summary(p: _Problem, ws: _Workspace, begin: int, end: int, joker_weight: in
 
 def legal_mask(table, rack, staged=None, *, fixed=None, opened: bool = True, threshold: int = 30) -> np.ndarray:
     """``mask[t]``: some legal play holds everything staged plus one more ``t`` (53 bools)."""
-    if opened and (fixed is None or not np.any(fixed)):
-        # the common case in one compiled call: the Python around it cost more than a small position's solve
+    if opened:
+        # one compiled call: the Python around it cost more than a small position's solve
         ws = _workspace()
         mask, ok = kernel.mask_free(np.asarray(table, dtype=np.int64), np.asarray(rack, dtype=np.int64),
                                     _NO_STAGED if staged is None else np.asarray(staged, dtype=np.int64),
-                                    _TILE_WEIGHT, ws.ht, ws.stamp, ws.key, ws.val, ws.bits, ws.parent, ws.opt,
+                                    _NO_FIXED if fixed is None else np.asarray(fixed, dtype=np.int64), _TILE_WEIGHT, ws.ht, ws.stamp, ws.key, ws.val, ws.bits, ws.parent, ws.opt,
                                     ws.layer, ws.skip)
         if not ok:
             raise _overflow()
@@ -185,7 +185,7 @@ def is_legal_play(table, play, *, fixed=None, opened: bool = True, threshold: in
         for jcap in (0, p.jhi):  # most plays need no joker standing in for a piece, and that search is small
             best, _ = kernel.free_pass(p.lo, p.hi, p.jlo, p.jhi, _TILE_WEIGHT, 1, ws.ht, ws.stamp, ws.key, ws.val,
                                         ws.bits, ws.parent, ws.opt, ws.layer, ws.skip, jcap, kernel.NO_FLOOR, 0,
-                                        False)
+                                        False, p.fixed)
             if best == -2:
                 raise _overflow()
             if best >= 0:
@@ -209,7 +209,7 @@ def best_play(table, rack, staged=None, *, fixed=None, opened: bool = True, thre
     if _free(p):
         ws = _workspace()
         best = kernel.best_free(p.lo, p.hi, p.jlo, p.jhi, weight, joker_weight, ws.ht, ws.stamp, ws.key, ws.val,
-                                ws.bits, ws.parent, ws.opt, ws.layer, ws.skip)
+                                ws.bits, ws.parent, ws.opt, ws.layer, ws.skip, p.fixed)
         if best == -2:
             raise _overflow()
         if best < 0:
@@ -219,7 +219,7 @@ def best_play(table, rack, staged=None, *, fixed=None, opened: bool = True, thre
                               used)
         assert ok
         key, opts = int(ws.key[best]), ws.path[:_SUBSTEPS].tolist()
-        arrange = lambda: _rebuild_free(key, opts, p.jlo, joker_weight, p.lo, p.hi)  # noqa: E731
+        arrange = lambda: _rebuild_free(key, opts, p.jlo, joker_weight, p.lo, p.hi, p.fixed)  # noqa: E731
     else:
         ws, begin, end, _ = _run(p, weight, joker_weight)
         best, _, _ = _summary(p, ws, begin, end, joker_weight)
@@ -251,7 +251,7 @@ def _rebuild_any(p: _Problem, ws: _Workspace, index: int, joker_weight: int) -> 
     if _free(p):
         k = kernel.path(index, ws.parent, ws.opt, ws.skip, _SUBSTEPS, ws.path)
         assert k == _SUBSTEPS
-        return _rebuild_free(int(ws.key[index]), ws.path[:k].tolist(), p.jlo, joker_weight, p.lo, p.hi)
+        return _rebuild_free(int(ws.key[index]), ws.path[:k].tolist(), p.jlo, joker_weight, p.lo, p.hi, p.fixed)
     return _rebuild(ws, index, p.fixed)[0]
 
 
@@ -264,14 +264,17 @@ def _number(piece: int, place: int, run: list[int]) -> int:
     return run[first] % NUMBERS + 1 + place - first
 
 
-def _rebuild_free(key: int, opts: list[int], jlo: int, joker_weight: int, lo: np.ndarray, hi: np.ndarray) -> Layout:
+def _rebuild_free(key: int, opts: list[int], jlo: int, joker_weight: int, lo: np.ndarray, hi: np.ndarray,
+                  fixed: np.ndarray) -> Layout:
     """Replay the free-joker programme's choices (``opts``, one per sub-step), then add the spare jokers
     where there is room."""
-    placed_total = (key >> kernel._F_J) & 7
+    placed_total = ((key >> kernel._F_J) & 7) + int(fixed.sum())
     reach = (key >> kernel._F_R) & 7
     done: list[list[int]] = []
     groups: list[list[int]] = []
     runs: list[list[list[int]]] = [[] for _ in range(4)]
+    pend1: list[list[int]] = []  # joker-only runs of one joker, and of two or more
+    pend2: list[list[int]] = []
     placed = 0
     step = 0
     order = kernel.colour_order(lo, hi).tolist()
@@ -283,21 +286,27 @@ def _rebuild_free(key: int, opts: list[int], jlo: int, joker_weight: int, lo: np
             if opt == 0 and not runs[c]:
                 continue
             cont, y, w, g = opt & 3, (opt >> 2) & 3, (opt >> 4) & 15, (opt >> 8) & 3
+            u1, u2 = (opt >> 16) & 3, (opt >> 18) & 3
             t = c * NUMBERS + n - 1
             nxt = _continue_runs(runs[c], cont, y, t, done)
             m, k1, k2 = _NEW_RUNS[w]
             for lead in (k1, k2)[:m]:
                 nxt.append([JOKER] * lead + [t])
+            nxt += [pend1.pop() + [t] for _ in range(u1)] + [pend2.pop() + [t] for _ in range(u2)]
             placed += y + (k1 + k2 if m == 2 else k1 if m == 1 else 0)
             runs[c] = nxt
             group_pieces += [t] * g
-        jg = opts[step] + ((opts[step - 1] >> 13) & 7)  # the last colour's step may place the group jokers
+        jg = (opts[step] & 7) + ((opts[step - 1] >> 13) & 7)  # the last colour's step may place the group jokers
+        knew = (opts[step] >> 3) & 7
         step += 1
-        placed += jg
+        placed += jg + len(pend1) + len(pend2) + knew
+        pend2 = [r + [JOKER] for r in pend1 + pend2]
+        pend1 = [[JOKER] for _ in range(knew)]
         groups += _groups(group_pieces, jg, most_groups=True)
     for c in range(4):
         done += runs[c]
     assert placed == placed_total
+    placed -= int(fixed.sum())  # the free jokers placed
     spare = reach - placed if joker_weight >= 0 else max(0, jlo - placed)
     for _ in range(spare):
         for run in done:
