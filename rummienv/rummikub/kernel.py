@@ -11,10 +11,8 @@ lengths of the open runs (0, 1, 2 or "3 or more"; at most two per colour), plus:
 
 * ``P1``/``P2``: runs made of jokers only so far (length 1, length 2+). They have
   no colour yet; the first numbered piece that extends them gives them one. This
-  is how a run can begin with jokers, and how a joker fixed to a number (K5) can
-  head a run, while no set is ever made of jokers alone (C4).
-* ``J``: free jokers used so far (table, staged and rack jokers are free; jokers
-  fixed to a number are used exactly at their number).
+  is how a run can begin with jokers, while no set is ever made of jokers alone (C4).
+* ``J``: jokers used so far.
 * ``V``: the value laid, capped at the opening threshold (T4/K3), only when an
   opening is being judged.
 
@@ -96,7 +94,7 @@ MAX_PENDING = 4
 
 # Option code layout (what a transition did), for rebuilding the arrangement.
 # colour step: cont bits (2) | joker-continued count (2) | new runs s (2) | u1 (2) | u2 (2) | g (2) | x (2)
-# joker step: new pending (3) | group jokers (3) | free jokers used at this number (3)
+# joker step: new pending (3) | group jokers (3) | jokers used at this number (3)
 
 HASH_BITS = 18
 HASH_CAP = 1 << HASH_BITS
@@ -180,7 +178,7 @@ def _prune(begin, end, first, last, jfloor, threshold, by_bits, h_key, h_stamp, 
     bounds are among the other's (mask). A dropped state may still cover
     others: what covers it is either kept or covered in turn.
 
-    For the best play, a state that used fewer free jokers, but already at
+    For the best play, a state that used fewer jokers, but already at
     least ``jfloor`` (their lower bound), and has a value as good also covers
     it: it can follow the same path with the jokers to spare. (Not for the
     mask, which must also see whether a path ends with a joker more.)
@@ -234,13 +232,13 @@ def _prune(begin, end, first, last, jfloor, threshold, by_bits, h_key, h_stamp, 
 
 
 @njit(cache=True)
-def forward(lo, hi, jlo, jhi, fixed, weight, joker_weight, threshold, by_bits, ws_hkey, ws_hstamp, ws_hslot,
+def forward(lo, hi, jlo, jhi, weight, joker_weight, threshold, by_bits, ws_hkey, ws_hstamp, ws_hslot,
             ws_stamp, s_key, s_val, s_bits, s_parent, s_opt, layer_start):
     """Run the programme; returns the store top (number of states stored), or -1 on overflow.
 
     ``lo``/``hi`` bound how many of each numbered type are used (table and staged
-    pieces are forced, rack pieces optional); ``jlo``/``jhi`` bound the free
-    jokers; ``fixed[n]`` jokers must stand at number n. ``layer_start[k]`` gets the
+    pieces are forced, rack pieces optional); ``jlo``/``jhi`` bound the
+    jokers. ``layer_start[k]`` gets the
     store offset of the states after sub-step k (65 sub-steps, five per number), so
     the finished layouts lie in ``layer_start[65]:layer_start[66]``. ``by_bits``
     prunes covered states for the mask (keeping every used-type bit) rather than
@@ -256,7 +254,6 @@ def forward(lo, hi, jlo, jhi, fixed, weight, joker_weight, threshold, by_bits, w
     begin, end = 0, 1
     step = 0
     for n in range(1, 14):
-        fixed_n = fixed[n]
         for c in range(4):
             ws_stamp[0] += 1
             stamp = ws_stamp[0]
@@ -278,7 +275,7 @@ def forward(lo, hi, jlo, jhi, fixed, weight, joker_weight, threshold, by_bits, w
                 gs = _field(key, _SH_GS, 4)
                 gm = _field(key, _SH_GM, 2)
                 v = _field(key, _SH_V, 8)
-                jroom = fixed_n + jhi - jused - jl  # jokers this number may still take
+                jroom = jhi - jused - jl  # jokers this number may still take
                 base_val = s_val[i]
                 base_bits = s_bits[i]
                 for cont in range(4):
@@ -372,7 +369,7 @@ def forward(lo, hi, jlo, jhi, fixed, weight, joker_weight, threshold, by_bits, w
             gm = _field(key, _SH_GM, 2)
             v = _field(key, _SH_V, 8)
             forced = jl + p1 + p2
-            room = fixed_n + jhi - jused - forced
+            room = jhi - jused - forced
             if room < 0:
                 continue
             max_new = room if n <= 12 else 0
@@ -382,19 +379,16 @@ def forward(lo, hi, jlo, jhi, fixed, weight, joker_weight, threshold, by_bits, w
                 for jg in range(room - knew + 1):
                     if not GROUP_OK[gs, gm, jg]:
                         continue
-                    total = forced + knew + jg
-                    if total < fixed_n:
-                        continue
-                    free = total - fixed_n
+                    total = forced + knew + jg  # jokers standing at this number
                     nv = v
                     if threshold > 0:
                         nv = v + n * (p1 + p2 + knew + jg)
                         if nv > threshold:
                             nv = threshold
                     nkey = (key & np.int64(0xFFFF)) | (knew << _SH_P1) | ((p1 + p2) << _SH_P2)
-                    nkey |= ((jused + free) << _SH_J) | (nv << _SH_V)
-                    opt = knew | (jg << 3) | (free << 6)
-                    top = _insert(nkey, s_val[i] + joker_weight * free, s_bits[i], i, opt, ws_hkey, ws_hstamp,
+                    nkey |= ((jused + total) << _SH_J) | (nv << _SH_V)
+                    opt = knew | (jg << 3) | (total << 6)
+                    top = _insert(nkey, s_val[i] + joker_weight * total, s_bits[i], i, opt, ws_hkey, ws_hstamp,
                                   ws_hslot, stamp, s_key, s_val, s_bits, s_parent, s_opt, top)
                     if top >= STORE_CAP:
                         return -1

@@ -130,7 +130,7 @@ def _run(p: _Problem, weight: np.ndarray, joker_weight: int, by_bits: bool = Fal
         if top < 0:
             raise _overflow()
         return ws, int(ws.layer[_SUBSTEPS]), int(ws.layer[_SUBSTEPS + 1]), top
-    top = kernel.forward(p.lo, p.hi, p.jlo, p.jhi, p.fixed, weight, joker_weight, p.threshold, by_bits,
+    top = kernel.forward(p.lo, p.hi, p.jlo, p.jhi, weight, joker_weight, p.threshold, by_bits,
                          ws.h_key, ws.h_stamp, ws.h_slot, ws.stamp, ws.key, ws.val, ws.bits, ws.parent,
                          ws.opt, ws.layer)
     if top < 0:
@@ -151,8 +151,8 @@ def legal_mask(table, rack, staged=None, *, fixed=None, opened: bool = True, thr
         ws = _workspace()
         mask, ok = kernel.mask_free(np.asarray(table, dtype=np.int64), np.asarray(rack, dtype=np.int64),
                                     _NO_STAGED if staged is None else np.asarray(staged, dtype=np.int64),
-                                    _NO_FIXED if fixed is None else np.asarray(fixed, dtype=np.int64), _TILE_WEIGHT, ws.ht, ws.stamp, ws.key, ws.val, ws.bits, ws.parent, ws.opt,
-                                    ws.layer, ws.skip)
+                                    _NO_FIXED if fixed is None else np.asarray(fixed, dtype=np.int64), _TILE_WEIGHT,
+                                    ws.ht, ws.stamp, ws.key, ws.val, ws.bits, ws.parent, ws.opt, ws.layer, ws.skip)
         if not ok:
             raise _overflow()
         return mask
@@ -225,7 +225,7 @@ def best_play(table, rack, staged=None, *, fixed=None, opened: bool = True, thre
         best, _, _ = _summary(p, ws, begin, end, joker_weight)
         if best < 0:
             return None
-        layout, used = _rebuild(ws, best, p.fixed)
+        layout, used = _rebuild(ws, best)
         arrange = lambda: layout  # noqa: E731
     play = used - p.base
     if play.sum() == 0:
@@ -237,22 +237,14 @@ def best_play(table, rack, staged=None, *, fixed=None, opened: bool = True, thre
 
 def arrange(counts, *, fixed=None) -> Layout | None:
     """A concrete layout of ``counts`` (and fixed jokers) into valid sets, or None."""
-    counts = np.asarray(counts, dtype=np.int64)
     p = _problem(np.zeros(NUM_TYPES, dtype=np.int64), counts, counts, fixed, True, 0)
-    p.lo, p.jlo = counts[:52].copy(), int(counts[JOKER])
     ws, begin, end, _ = _run(p, _TILE_WEIGHT, 1)
     best, _, _ = _summary(p, ws, begin, end, 1)
     if best < 0:
         return None
-    return _rebuild_any(p, ws, best, 1)
-
-
-def _rebuild_any(p: _Problem, ws: _Workspace, index: int, joker_weight: int) -> Layout:
-    if _free(p):
-        k = kernel.path(index, ws.parent, ws.opt, ws.skip, _SUBSTEPS, ws.path)
-        assert k == _SUBSTEPS
-        return _rebuild_free(int(ws.key[index]), ws.path[:k].tolist(), p.jlo, joker_weight, p.lo, p.hi, p.fixed)
-    return _rebuild(ws, index, p.fixed)[0]
+    k = kernel.path(best, ws.parent, ws.opt, ws.skip, _SUBSTEPS, ws.path)
+    assert k == _SUBSTEPS
+    return _rebuild_free(int(ws.key[best]), ws.path[:k].tolist(), p.jlo, 1, p.lo, p.hi, p.fixed)
 
 
 _NEW_RUNS = [tuple(int(v) for v in row) for row in kernel.NEW_RUNS]
@@ -322,7 +314,7 @@ def _rebuild_free(key: int, opts: list[int], jlo: int, joker_weight: int, lo: np
     return Layout(sets=groups + done, kinds=["group"] * len(groups) + ["run"] * len(done))
 
 
-def _rebuild(ws: _Workspace, index: int, fixed: np.ndarray) -> tuple[Layout, np.ndarray]:
+def _rebuild(ws: _Workspace, index: int) -> tuple[Layout, np.ndarray]:
     """Replay the best path's choices to lay out concrete sets."""
     opts = []
     while index > 0:
@@ -356,8 +348,8 @@ def _rebuild(ws: _Workspace, index: int, fixed: np.ndarray) -> tuple[Layout, np.
             group_pieces += [t] * g
         opt = opts[step]
         step += 1
-        knew, jg, free = opt & 7, (opt >> 3) & 7, (opt >> 6) & 7
-        used[JOKER] += free
+        knew, jg, jokers = opt & 7, (opt >> 3) & 7, (opt >> 6) & 7
+        used[JOKER] += jokers
         pend2 = [r + [JOKER] for r in pend1 + pend2]
         pend1 = [[JOKER] for _ in range(knew)]
         groups += _groups(group_pieces, jg)
