@@ -149,3 +149,25 @@ def test_K5_fixed_jokers_heading_runs(numbers, rack):
     assert (sol is None) if want is None else (sol is not None and sol.value == want)
     if sol is not None:
         _check_layout(sol.layout, sol.play.astype(np.int64), fixed)
+
+
+# Openings led by several jokers, each counting the number it stands for (T4, K3).
+JOKER_OPENINGS = [("b13 J J J J", 40), ("J J k13", 30), ("J J J k13", 40), ("k12 b12 o12 r12 J", 40),
+                  ("J k2 J", 30), ("r10 J J J", 40), ("J J J J k5 k6", 30)]
+
+
+@pytest.mark.parametrize("rack,threshold", JOKER_OPENINGS)
+def test_T4_K3_openings_led_by_jokers(rack, threshold):
+    table, rack = np.zeros(53, dtype=np.int64), bf.counts(rack)
+    opts = dict(opened=False, threshold=threshold)
+    plays = bf.legal_plays(table, rack, None, **opts)
+    assert solver.is_legal_play(table, rack, **opts) == bf.is_legal_play(table, rack, rack, **opts)
+    mask = np.zeros(53, dtype=bool)
+    for p in plays:
+        mask |= np.array(p) > 0
+    assert np.array_equal(solver.legal_mask(table, rack, **opts), mask)
+    want = max((bf.play_score(p, "tiles") for p in plays), default=None)
+    sol = solver.best_play(table, rack, **opts)
+    assert (sol is None) if want is None else (sol is not None and sol.value == want)
+    if sol is not None:
+        _check_layout(sol.layout, sol.play.astype(np.int64), np.zeros(14, dtype=np.int64))

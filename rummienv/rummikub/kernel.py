@@ -1,26 +1,32 @@
-"""The compiled dynamic programmes behind every Rummikub question.
-
-``forward`` places every joker and carries the opening threshold: it answers the
-best play and the legality of an opening. ``forward_free`` (below) absorbs spare
-jokers as room and answers everything after opening, and opening masks.
+"""The compiled dynamic programme behind every Rummikub question.
 
 Whether a multiset of pieces can be laid out as valid sets is decided number by
 number (1..13), in the manner of van Rijn, Takes and Vis (2015). Only runs cross
 from one number to the next, so the state at a boundary is, per colour, the
 lengths of the open runs (0, 1, 2 or "3 or more"; at most two per colour), plus:
 
-* ``P1``/``P2``: runs made of jokers only so far (length 1, length 2+). They have
-  no colour yet; the first numbered piece that extends them gives them one. This
-  is how a run can begin with jokers, while no set is ever made of jokers alone (C4).
-* ``J``: jokers used so far.
+* ``J``, the jokers placed so far, and ``R`` = min(J + room of the sets so far,
+  the jokers available). A joker that no set needs can always be added to a set
+  with room: a run that does not span 1..13 takes one at an end, a group of
+  three takes a fourth. So a layout with J jokers placed and room r stands for
+  every joker count in J..J+r, and spare jokers are never placed. Room is counted
+  as it becomes known: a run starting at s brings s - 1 places below it, a run
+  whose last number is e brings 13 - e above it, groups bring 4 * groups -
+  pieces. A state with fewer jokers placed and an R as large covers another.
+* ``P1``/``P2``: runs made of jokers only so far (one joker, two or more), headed
+  by jokers fixed to a number (K5), which are never spares. The first numbered
+  piece that extends one gives it a colour, and no set is ever made of jokers
+  alone (C4). Otherwise the jokers that lead a run are placed when its first
+  numbered piece comes (at most two; up to four in an opening, whose jokers all
+  stand for pieces).
 * ``V``: the value laid, capped at the opening threshold (T4/K3), only when an
-  opening is being judged.
+  opening is judged; every joker then stands for a piece and counts its number.
 
-Within a number the four colours are taken one at a time, so the state also
-carries what has been put into groups at this number (how many pieces, and the
-most of one colour) and how many jokers stand at this number so far; a last
-sub-step per number places jokers in groups and in joker-only runs and checks
-that the groups can be formed.
+Within a number the colours are taken one at a time (the one with the fewest
+choices first), so the state also carries what has been put into groups at
+this number (how many pieces, and the most of one colour); the last colour's
+step, or a step of its own when jokers are fixed to numbers, gives the groups
+their jokers and checks that they can be formed.
 
 Every state carries the best objective value of a path to it (for the best play)
 and the union of the piece types that some path used beyond its lower bound: any
@@ -66,38 +72,6 @@ def _dominating_pairs() -> np.ndarray:
 
 
 DOMINATED_BY = _dominating_pairs()
-
-
-def _group_table() -> np.ndarray:
-    """GROUP_OK[s, m, j]: s pieces (most of one colour m) and j jokers form groups.
-
-    Some G groups work iff m <= G <= s (each group distinct colours, one numbered
-    piece at least) and 3G <= s + j <= 4G; dealing the pieces round-robin shows
-    the condition is also sufficient.
-    """
-    ok = np.zeros((9, 3, 9), dtype=np.bool_)
-    for s in range(9):
-        for m in range(3):
-            for j in range(9):
-                if s == 0:
-                    ok[s, m, j] = j == 0
-                    continue
-                ok[s, m, j] = any(3 * g <= s + j <= 4 * g for g in range(max(m, 1), s + 1))
-    return ok
-
-
-GROUP_OK = _group_table()
-
-# Key layout of a state (bit offsets).
-_SH_P1, _SH_P2, _SH_J, _SH_JL, _SH_GS, _SH_GM, _SH_V = 16, 19, 22, 25, 28, 32, 34
-MAX_PENDING = 4
-
-# Option code layout (what a transition did), for rebuilding the arrangement.
-# colour step: cont bits (2) | joker-continued count (2) | new runs s (2) | u1 (2) | u2 (2) | g (2) | x (2)
-# joker step: new pending (3) | group jokers (3) | jokers used at this number (3)
-
-HASH_BITS = 18
-HASH_CAP = 1 << HASH_BITS
 STORE_CAP = 1 << 21
 
 
@@ -108,349 +82,6 @@ def _field_zero(s_key, begin, end, shift):
         if (s_key[i] >> shift) & 15:
             return False
     return True
-
-
-@njit(cache=True, inline="always")
-def _open_run(l0, l1, count, length, times):
-    """Record ``times`` more open runs of ``length`` in a colour's two run slots."""
-    for _ in range(times):
-        if count == 0:
-            l0 = length
-        else:
-            l1 = length
-        count += 1
-    return l0, l1, count
-
-
-@njit(cache=True, inline="always")
-def _field(key, shift, width):
-    return (key >> shift) & ((1 << width) - 1)
-
-
-@njit(cache=True)
-def _insert(key, val, bits, parent, opt, h_key, h_stamp, h_slot, stamp, s_key, s_val, s_bits, s_parent, s_opt, top):
-    """Merge one successor into the current layer; returns the new store top."""
-    h = (key * np.int64(0x9E3779B97F4A7C15)) >> np.int64(64 - HASH_BITS)
-    h &= HASH_CAP - 1
-    while True:
-        if h_stamp[h] != stamp:
-            h_stamp[h] = stamp
-            h_key[h] = key
-            h_slot[h] = top
-            s_key[top] = key
-            s_val[top] = val
-            s_bits[top] = bits
-            s_parent[top] = parent
-            s_opt[top] = opt
-            return top + 1
-        if h_key[h] == key:
-            slot = h_slot[h]
-            s_bits[slot] |= bits
-            if val > s_val[slot]:
-                s_val[slot] = val
-                s_parent[slot] = parent
-                s_opt[slot] = opt
-            return top
-        h = (h + 1) & (HASH_CAP - 1)
-
-
-@njit(cache=True)
-def _find(key, h_key, h_stamp, h_slot, stamp):
-    """The store slot of a state of the current layer, or -1."""
-    h = (key * np.int64(0x9E3779B97F4A7C15)) >> np.int64(64 - HASH_BITS)
-    h &= HASH_CAP - 1
-    while h_stamp[h] == stamp:
-        if h_key[h] == key:
-            return h_slot[h]
-        h = (h + 1) & (HASH_CAP - 1)
-    return -1
-
-
-@njit(cache=True)
-def _prune(begin, end, first, last, jfloor, threshold, by_bits, h_key, h_stamp, h_slot, stamp, s_key, s_val, s_bits,
-           s_parent, s_opt):
-    """Drop the states of a layer that another state of it covers in one colour; returns the new end.
-
-    A state whose open runs of one colour (``first..last``) are covered
-    (``DOMINATED_BY``) by those of a state otherwise equal can be completed in
-    every way the other can, with the same pieces; so it is dropped when its
-    value is no better (best play) or when the pieces it used beyond the lower
-    bounds are among the other's (mask). A dropped state may still cover
-    others: what covers it is either kept or covered in turn.
-
-    For the best play, a state that used fewer jokers, but already at
-    least ``jfloor`` (their lower bound), and has a value as good also covers
-    it: it can follow the same path with the jokers to spare. (Not for the
-    mask, which must also see whether a path ends with a joker more.)
-    An opening that has already reached its threshold covers one that has not.
-    """
-    for i in range(begin, end):
-        key = s_key[i]
-        if _field(key, _SH_V, 8) < threshold:
-            j = _find((key & ~(np.int64(255) << _SH_V)) | (np.int64(threshold) << _SH_V), h_key, h_stamp, h_slot,
-                      stamp)
-            if j >= 0 and ((s_bits[i] & ~s_bits[j]) == 0 if by_bits else s_val[j] >= s_val[i]):
-                s_opt[i] |= np.int64(1) << 62
-                continue
-        jused = _field(key, _SH_J, 3)
-        for jl in range(jfloor, jused):
-            j = _find((key & ~(np.int64(7) << _SH_J)) | (jl << _SH_J), h_key, h_stamp, h_slot, stamp)
-            if j >= 0 and s_val[j] >= s_val[i]:
-                s_opt[i] |= np.int64(1) << 62
-                break
-        if s_opt[i] >> 62:
-            continue
-        for c in range(first, last + 1):
-            shift = 4 * c
-            rest = key & ~(np.int64(15) << shift)
-            pair = (key >> shift) & 15
-            dead = False
-            for k in range(DOMINATED_BY.shape[1]):
-                q = DOMINATED_BY[pair, k]
-                if q < 0:
-                    break
-                j = _find(rest | (q << shift), h_key, h_stamp, h_slot, stamp)
-                if j < 0:
-                    continue
-                if (s_bits[i] & ~s_bits[j]) == 0 if by_bits else s_val[j] >= s_val[i]:
-                    dead = True
-                    break
-            if dead:
-                s_opt[i] |= np.int64(1) << 62
-                break
-    out = begin
-    for i in range(begin, end):
-        if s_opt[i] >> 62:
-            continue
-        s_key[out] = s_key[i]
-        s_val[out] = s_val[i]
-        s_bits[out] = s_bits[i]
-        s_parent[out] = s_parent[i]
-        s_opt[out] = s_opt[i]
-        out += 1
-    return out
-
-
-@njit(cache=True)
-def forward(lo, hi, jlo, jhi, weight, joker_weight, threshold, by_bits, ws_hkey, ws_hstamp, ws_hslot,
-            ws_stamp, s_key, s_val, s_bits, s_parent, s_opt, layer_start):
-    """Run the programme; returns the store top (number of states stored), or -1 on overflow.
-
-    ``lo``/``hi`` bound how many of each numbered type are used (table and staged
-    pieces are forced, rack pieces optional); ``jlo``/``jhi`` bound the
-    jokers. ``layer_start[k]`` gets the
-    store offset of the states after sub-step k (65 sub-steps, five per number), so
-    the finished layouts lie in ``layer_start[65]:layer_start[66]``. ``by_bits``
-    prunes covered states for the mask (keeping every used-type bit) rather than
-    for the best value.
-    """
-    s_key[0] = 0
-    s_val[0] = 0
-    s_bits[0] = 0
-    s_parent[0] = -1
-    s_opt[0] = 0
-    top = 1
-    layer_start[0] = 0
-    begin, end = 0, 1
-    step = 0
-    for n in range(1, 14):
-        for c in range(4):
-            ws_stamp[0] += 1
-            stamp = ws_stamp[0]
-            t = c * 13 + n - 1
-            tlo = lo[t]
-            thi = hi[t]
-            wt = weight[t]
-            tbit = np.uint64(1) << np.uint64(t)
-            shift = 4 * c
-            for i in range(begin, end):
-                key = s_key[i]
-                pair = (key >> shift) & 15
-                ra = PAIRS[pair, 0]
-                rb = PAIRS[pair, 1]
-                p1 = _field(key, _SH_P1, 3)
-                p2 = _field(key, _SH_P2, 3)
-                jused = _field(key, _SH_J, 3)
-                jl = _field(key, _SH_JL, 3)
-                gs = _field(key, _SH_GS, 4)
-                gm = _field(key, _SH_GM, 2)
-                v = _field(key, _SH_V, 8)
-                jroom = jhi - jused - jl  # jokers this number may still take
-                base_val = s_val[i]
-                base_bits = s_bits[i]
-                for cont in range(4):
-                    if (cont & 1) and ra == 0:
-                        continue
-                    if (cont & 2) and rb == 0:
-                        continue
-                    if not (cont & 1) and 0 < ra < 3:
-                        continue
-                    if not (cont & 2) and 0 < rb < 3:
-                        continue
-                    if ra == rb and cont == 2:
-                        continue
-                    k = (cont & 1) + ((cont >> 1) & 1)
-                    closes = (ra == 3 and not (cont & 1)) or (rb == 3 and not (cont & 2))
-                    n_a = ra + 1 if (cont & 1) else 0
-                    n_b = rb + 1 if (cont & 2) else 0
-                    if n_a > 3:
-                        n_a = 3
-                    if n_b > 3:
-                        n_b = 3
-                    for y in range(k + 1):
-                        if y > jroom:
-                            break
-                        for s in range(3):
-                            # a run closing where a new one of its colour starts is the
-                            # same layout as one longer run: keep only the longer form
-                            if s > 0 and closes:
-                                break
-                            for u1 in range(min(p1, 2) + 1):
-                                for u2 in range(min(p2, 2) + 1):
-                                    runs = k + s + u1 + u2
-                                    if runs > 2:
-                                        continue
-                                    real_runs = k - y + s + u1 + u2
-                                    for g in range(3):
-                                        x = real_runs + g
-                                        if x < tlo or x > thi:
-                                            continue
-                                        # lengths of the (at most two) runs now open in colour c
-                                        l0, l1, cnt = _open_run(0, 0, 0, n_a, 1 if n_a > 0 else 0)
-                                        l0, l1, cnt = _open_run(l0, l1, cnt, n_b, 1 if n_b > 0 else 0)
-                                        l0, l1, cnt = _open_run(l0, l1, cnt, 1, s)
-                                        l0, l1, cnt = _open_run(l0, l1, cnt, 2, u1)
-                                        l0, l1, cnt = _open_run(l0, l1, cnt, 3, u2)
-                                        npair = PAIR_INDEX[l0, l1]
-                                        nv = v
-                                        if threshold > 0:
-                                            nv = v + n * (x + y)
-                                            if nv > threshold:
-                                                nv = threshold
-                                        ngm = gm if gm > g else g
-                                        nkey = (key & ~(np.int64(15) << shift)) | (npair << shift)
-                                        nkey = nkey & ~(
-                                            (np.int64(63) << _SH_P1)
-                                            | (np.int64(7) << _SH_JL)
-                                            | (np.int64(63) << _SH_GS)
-                                            | (np.int64(255) << _SH_V)
-                                        )
-                                        nkey |= (
-                                            ((p1 - u1) << _SH_P1)
-                                            | ((p2 - u2) << _SH_P2)
-                                            | ((jl + y) << _SH_JL)
-                                            | ((gs + g) << _SH_GS)
-                                            | (ngm << _SH_GM)
-                                            | (nv << _SH_V)
-                                        )
-                                        nbits = base_bits
-                                        if x > tlo:
-                                            nbits |= tbit
-                                        opt = cont | (y << 2) | (s << 4) | (u1 << 6) | (u2 << 8) | (g << 10) | (x << 12)
-                                        top = _insert(nkey, base_val + wt * x, nbits, i, opt, ws_hkey, ws_hstamp,
-                                                      ws_hslot, stamp, s_key, s_val, s_bits, s_parent, s_opt, top)
-                                        if top >= STORE_CAP:
-                                            return -1
-            top = _prune(end, top, c, c, 7, threshold, by_bits, ws_hkey, ws_hstamp, ws_hslot, stamp, s_key, s_val,
-                         s_bits, s_parent, s_opt)
-            step += 1
-            layer_start[step] = end
-            begin, end = end, top
-        # joker sub-step: pending runs take jokers, new joker-only runs start, groups take jokers
-        ws_stamp[0] += 1
-        stamp = ws_stamp[0]
-        for i in range(begin, end):
-            key = s_key[i]
-            p1 = _field(key, _SH_P1, 3)
-            p2 = _field(key, _SH_P2, 3)
-            jused = _field(key, _SH_J, 3)
-            jl = _field(key, _SH_JL, 3)
-            gs = _field(key, _SH_GS, 4)
-            gm = _field(key, _SH_GM, 2)
-            v = _field(key, _SH_V, 8)
-            forced = jl + p1 + p2
-            room = jhi - jused - forced
-            if room < 0:
-                continue
-            max_new = room if n <= 12 else 0
-            for knew in range(max_new + 1):
-                if p2 + p1 > MAX_PENDING or knew > MAX_PENDING:
-                    break
-                for jg in range(room - knew + 1):
-                    if not GROUP_OK[gs, gm, jg]:
-                        continue
-                    total = forced + knew + jg  # jokers standing at this number
-                    nv = v
-                    if threshold > 0:
-                        nv = v + n * (p1 + p2 + knew + jg)
-                        if nv > threshold:
-                            nv = threshold
-                    nkey = (key & np.int64(0xFFFF)) | (knew << _SH_P1) | ((p1 + p2) << _SH_P2)
-                    nkey |= ((jused + total) << _SH_J) | (nv << _SH_V)
-                    opt = knew | (jg << 3) | (total << 6)
-                    top = _insert(nkey, s_val[i] + joker_weight * total, s_bits[i], i, opt, ws_hkey, ws_hstamp,
-                                  ws_hslot, stamp, s_key, s_val, s_bits, s_parent, s_opt, top)
-                    if top >= STORE_CAP:
-                        return -1
-        top = _prune(end, top, 0, 3, 7 if by_bits else jlo, threshold, by_bits, ws_hkey, ws_hstamp, ws_hslot, stamp,
-                     s_key, s_val, s_bits, s_parent, s_opt)
-        step += 1
-        layer_start[step] = end
-        begin, end = end, top
-    layer_start[step + 1] = top
-    return top
-
-
-@njit(cache=True)
-def accepting(key, jlo, threshold):
-    """A final state is a finished layout: every run long enough, no joker-only run."""
-    for c in range(4):
-        pair = (key >> (4 * c)) & 15
-        if PAIRS[pair, 0] in (1, 2) or PAIRS[pair, 1] in (1, 2):
-            return False
-    if _field(key, _SH_P1, 3) or _field(key, _SH_P2, 3):
-        return False
-    if _field(key, _SH_J, 3) < jlo:
-        return False
-    return _field(key, _SH_V, 8) >= threshold
-
-
-@njit(cache=True)
-def summarise(begin, end, jlo, threshold, s_key, s_val, s_bits):
-    """Best accepting state, union of used-type bits, and whether a joker can be added."""
-    best = -1
-    best_val = np.int64(-(1 << 60))
-    bits = np.uint64(0)
-    joker_more = False
-    for i in range(begin, end):
-        key = s_key[i]
-        if not accepting(key, jlo, threshold):
-            continue
-        bits |= s_bits[i]
-        if _field(key, _SH_J, 3) > jlo:
-            joker_more = True
-        if s_val[i] > best_val:
-            best_val = s_val[i]
-            best = i
-    return best, bits, joker_more
-
-
-# ----------------------------------------------------------------------------------------
-# The programme for every position after opening (free jokers, and jokers fixed to a number).
-#
-# A joker that no set needs can always be added to a set with room: a run that
-# does not span 1..13 takes one at an end, a group of three takes a fourth. So a
-# layout with jokers J and room (total free places) r stands for every joker
-# count in J..J+r, and the programme need not place spare jokers at all. Each
-# state carries J (jokers placed) and R = min(J + room of the sets so far, jhi);
-# room is counted as it becomes known: a run starting at s brings s - 1 places
-# below it, a run whose last number is e brings 13 - e above it, groups bring
-# 4 * groups - pieces. A state with fewer jokers placed and an R as large covers
-# another. Runs may still begin with free jokers (at most two, placed when the
-# run's first numbered piece comes). Jokers fixed to a number (K5) are never
-# spares: they are placed at their number, and the only joker-only runs ever
-# open are those headed by them (P1/P2, as in the programme above).
-# ----------------------------------------------------------------------------------------
 
 
 def _group_room() -> np.ndarray:
@@ -489,12 +120,14 @@ def _group_viable() -> np.ndarray:
 
 GROUP_VIABLE = _group_viable()
 
-# New runs started at one number of one colour: (count, leading jokers of the first, of the second).
-NEW_RUNS = np.array([(0, 0, 0), (1, 0, 0), (1, 1, 0), (1, 2, 0), (2, 0, 0), (2, 0, 1), (2, 0, 2), (2, 1, 1),
-                     (2, 1, 2), (2, 2, 2)], dtype=np.int64)
+# New runs started at one number of one colour: (count, leading jokers of the first, of the second), by count.
+# More than two leading jokers serve openings only, where no joker is a spare (at most four jokers, K1).
+NEW_RUNS = np.array([(0, 0, 0), (1, 0, 0), (1, 1, 0), (1, 2, 0), (1, 3, 0), (1, 4, 0), (2, 0, 0), (2, 0, 1),
+                     (2, 0, 2), (2, 1, 1), (2, 1, 2), (2, 2, 2), (2, 0, 3), (2, 0, 4), (2, 1, 3)], dtype=np.int64)
 
 _F_J, _F_R, _F_GS, _F_GM = 16, 19, 22, 26
 _F_P1, _F_P2, _F_FU = 28, 31, 34  # joker-only runs (length 1, 2+) and fixed jokers placed at this number
+_F_V = 37  # an opening's value so far, capped at its threshold
 HB_MIN, HB_MAX = 10, 21
 _DEAD = np.int64(1) << 62
 NO_FLOOR = -(np.int64(1) << 60)
@@ -586,13 +219,15 @@ def _hash_bits(size):
 
 
 @njit(cache=True)
-def _prune_free(begin, end, first, last, jhi, by_bits, ht, hb, stamp, s_key, s_val, s_bits, s_parent, s_opt):
+def _prune(begin, end, first, last, jhi, threshold, by_bits, ht, hb, stamp, s_key, s_val, s_bits, s_parent,
+                s_opt):
     """Drop the states of a layer that another covers; returns the new end.
 
     Covering: the same open runs and group pieces, no more jokers placed and an R
     as large (checked when ``first < 0``... always), or open runs of one colour in
     ``first..last`` that cover these one to one (``DOMINATED_BY``) with J and R
-    equal; and a value as good (best play) or the used-type bits a superset (mask).
+    equal, or (an opening) the same state with its threshold reached; and a value
+    as good (best play) or the used-type bits a superset (mask).
     """
     # a bit filter of the layer's keys, small enough for the nearest cache: most covering states looked for
     # do not exist, and the filter says so without a probe of the hash table
@@ -609,7 +244,10 @@ def _prune_free(begin, end, first, last, jhi, by_bits, ht, hb, stamp, s_key, s_v
         rr = (key >> _F_R) & 7
         rest = key & ~(np.int64(63) << _F_J)
         dead = False
-        for ja in range(jj + 1):
+        if ((key >> _F_V) & 255) < threshold:
+            j = _get((key & ~(np.int64(255) << _F_V)) | (np.int64(threshold) << _F_V), ht, hb, stamp)
+            dead = j >= 0 and ((s_bits[i] & ~s_bits[j]) == 0 if by_bits else s_val[j] >= s_val[i])
+        for ja in range(0 if dead else jj + 1):
             lo_r = rr if rr > ja else ja
             for ra in range(lo_r, jhi + 1):
                 if ja == jj and ra == rr:
@@ -661,7 +299,7 @@ def _prune_free(begin, end, first, last, jhi, by_bits, ht, hb, stamp, s_key, s_v
 
 @njit(cache=True)
 def colour_order(lo, hi):
-    """ORDER[n - 1]: the colours in the order the free-joker programme takes them at number n.
+    """ORDER[n - 1]: the colours in the order the programme takes them at number n.
 
     The colour with the fewest choices goes first, so the layers within a number grow as late as possible.
     """
@@ -683,9 +321,15 @@ def colour_order(lo, hi):
 
 
 @njit(cache=True)
-def forward_free(lo, hi, jhi, weight, by_bits, ht, ws_stamp, s_key, s_val, s_bits, s_parent, s_opt, layer_start,
-                 skip, jcap, floor, joker_bonus, known, valued, fixed):
-    """The programme after opening (and for opening masks); same contract as ``forward`` (store top, or -1).
+def forward(lo, hi, jhi, weight, by_bits, ht, ws_stamp, s_key, s_val, s_bits, s_parent, s_opt, layer_start,
+            skip, jcap, floor, joker_bonus, known, valued, threshold, fixed):
+    """Run the programme; returns the store top (the states stored), or -1 on overflow.
+
+    ``lo``/``hi`` bound how many of each numbered type are used (table and staged pieces are forced, rack
+    pieces optional); ``jhi`` bounds the jokers. ``layer_start[k]`` gets the store offset of the states
+    after sub-step k (65 sub-steps, five per number), so the finished layouts lie in
+    ``layer_start[65]:layer_start[66]``. ``by_bits`` prunes covered states for the mask (keeping every
+    used-type bit) rather than for the best value.
 
     Colour step option: cont (2) | y jokers continuing (2) | new-run row of NEW_RUNS (4) | g (2) | x (3), and for
     the last colour, which also places the jokers of the groups (the group step is then skipped), those (3).
@@ -700,8 +344,12 @@ def forward_free(lo, hi, jhi, weight, by_bits, ht, ws_stamp, s_key, s_val, s_bit
     Piece types in ``known`` (already known to fit) are left out of the used-type bits, so that the mask
     pass compares states only on what is still unknown and drops many more.
 
-    ``valued`` (openings, T4/K3): every joker stands in for a piece and adds the number it stands for to the
-    value, so no room is counted and a run may begin with jokers anywhere.
+    ``valued`` (openings, T4/K3): every joker stands in for a piece (none is a spare, so no room is counted)
+    and counts the number it stands for, and a run may begin with jokers anywhere. Without a ``threshold``
+    the jokers' numbers add to the objective (the value laid, with ``weight`` the pieces' numbers); with
+    one, the state carries the value laid (``V``, capped at the threshold), which a finished layout must
+    reach, and a state that cannot reach it with every piece still to come and every joker at 13 is not
+    stored.
 
     ``fixed[n]`` jokers must stand at number n (K5). Such a joker may continue a run or join a group at n
     (joker step option: jokers in groups (3) | new joker-only runs (3)), or head a run that has no numbered
@@ -729,6 +377,10 @@ def forward_free(lo, hi, jhi, weight, by_bits, ht, ws_stamp, s_key, s_val, s_bit
     for t in range(52):
         to_come += weight[t] * hi[t]
     to_come += joker_bonus
+    joker_values = valued and threshold == 0  # the jokers' numbers count in the objective
+    points_to_come = 13 * jhi  # the most the pieces still to be taken (and every joker) can add to V
+    for t in range(52):
+        points_to_come += (t % 13 + 1) * hi[t]
     has_fixed = False
     for n in range(1, 14):
         if fixed[n] > 0:
@@ -755,7 +407,7 @@ def forward_free(lo, hi, jhi, weight, by_bits, ht, ws_stamp, s_key, s_val, s_bit
                 if kk != 0 and kk != n - 11 and not (valued and kk < n):
                     ok = False
                 jval += kk * n - kk * (kk + 1) // 2
-                ln = 1 + kk
+                ln = min(1 + kk, 3)
                 if ln < 3 and n + 3 - ln > 13:
                     ok = False
                 if kk == 0:
@@ -776,6 +428,7 @@ def forward_free(lo, hi, jhi, weight, by_bits, ht, ws_stamp, s_key, s_val, s_bit
             t = c * 13 + n - 1
             shift = 4 * c
             to_come -= weight[t] * hi[t]
+            points_to_come -= n * hi[t]
             if hi[t] == 0:
                 if _field_zero(s_key, begin, end, shift):
                     step += 1
@@ -796,7 +449,7 @@ def forward_free(lo, hi, jhi, weight, by_bits, ht, ws_stamp, s_key, s_val, s_bit
             for k2 in range(kc + 1, 4):
                 rest_group += min(hi[order[n - 1, k2] * 13 + n - 1], 2)
             clear = ~((np.int64(15) << shift) | (np.int64(63) << _F_J) | (np.int64(63) << _F_GS)
-                      | (np.int64(511) << _F_P1))
+                      | (np.int64(511) << _F_P1) | (np.int64(255) << _F_V))
             last = kc == 3 and not has_fixed
             for i in range(begin, end):
                 key = s_key[i]
@@ -810,6 +463,7 @@ def forward_free(lo, hi, jhi, weight, by_bits, ht, ws_stamp, s_key, s_val, s_bit
                 p1 = (key >> _F_P1) & 7
                 p2 = (key >> _F_P2) & 7
                 fu = (key >> _F_FU) & 7
+                v = (key >> _F_V) & 255
                 frem = fixed_n - fu  # fixed jokers of this number still to place
                 jfree = min(jhi, jcap) - jused
                 if jfree < 0:
@@ -820,7 +474,7 @@ def forward_free(lo, hi, jhi, weight, by_bits, ht, ws_stamp, s_key, s_val, s_bit
                 # the floor asks for this many pieces of t at least (jokers' values aside, which only raise it)
                 xlo = tlo
                 lack = floor - base_val - to_come
-                if lack > 0 and not valued:
+                if lack > 0 and not joker_values:
                     if wt <= 0:
                         continue
                     xlo = max(tlo, (lack + wt - 1) // wt)
@@ -904,8 +558,14 @@ def forward_free(lo, hi, jhi, weight, by_bits, ht, ws_stamp, s_key, s_val, s_bit
                                 ngm = gm if gm > g else g
                                 if not GROUP_VIABLE[gs + g, ngm, rest_group, min(jfree - jnew + frem - yf, 8)]:
                                     continue
-                                if base_val + wt * x + jv + to_come < floor:
+                                jo = jv if joker_values else 0
+                                if base_val + wt * x + jo + to_come < floor:
                                     continue
+                                nv = 0
+                                if threshold > 0:
+                                    nv = min(v + n * x + jv, threshold)
+                                    if nv + points_to_come < threshold:
+                                        continue
                                 nbits = base_bits
                                 if x > tlo:
                                     nbits |= tbit
@@ -913,8 +573,8 @@ def forward_free(lo, hi, jhi, weight, by_bits, ht, ws_stamp, s_key, s_val, s_bit
                                 if not last:
                                     nkey = (base_key | (npair << shift) | ((jused + jnew) << _F_J) | (nr << _F_R)
                                             | ((gs + g) << _F_GS) | (ngm << _F_GM) | ((p1 - u1) << _F_P1)
-                                            | ((p2 - u2) << _F_P2) | ((fu + yf) << _F_FU))
-                                    nval = base_val + wt * x + jv
+                                            | ((p2 - u2) << _F_P2) | ((fu + yf) << _F_FU) | (nv << _F_V))
+                                    nval = base_val + wt * x + jo
                                     top, hb, stamp = _store(nkey, nval, nbits, i, opt, ht, hb, stamp, end,
                                                             s_key, s_val, s_bits, s_parent, s_opt, top)
                                     if top < 0:
@@ -922,7 +582,7 @@ def forward_free(lo, hi, jhi, weight, by_bits, ht, ws_stamp, s_key, s_val, s_bit
                                     continue
                                 # the last colour of the number: its groups take their jokers here, so the
                                 # layer before the group step (the largest) is never stored
-                                nbase = base_key | (npair << shift)
+                                nbase = base_key | (npair << shift) | ((p1 - u1) << _F_P1) | ((p2 - u2) << _F_P2)
                                 for jg in range(jfree - jnew + 1):
                                     groom = GROUP_ROOM[gs + g, ngm, jg]
                                     if groom < 0:
@@ -931,12 +591,15 @@ def forward_free(lo, hi, jhi, weight, by_bits, ht, ws_stamp, s_key, s_val, s_bit
                                     if nr2 > jhi:
                                         nr2 = jhi
                                     nkey = nbase | ((jused + jnew + jg) << _F_J) | (nr2 << _F_R)
-                                    gv = base_val + wt * x + jv + (jg * n if valued else 0)
+                                    if threshold > 0:
+                                        nkey |= min(nv + jg * n, threshold) << _F_V
+                                    gv = base_val + wt * x + jo + (jg * n if joker_values else 0)
                                     top, hb, stamp = _store(nkey, gv, nbits, i, opt | (jg << 13), ht, hb, stamp, end,
                                                             s_key, s_val, s_bits, s_parent, s_opt, top)
                                     if top < 0:
                                         return -1
-            top = _prune_free(end, top, 0, 3, jhi, by_bits, ht, hb, stamp, s_key, s_val, s_bits, s_parent, s_opt)
+            top = _prune(end, top, 0, 3, jhi, threshold, by_bits, ht, hb, stamp, s_key, s_val, s_bits, s_parent,
+                              s_opt)
             step += 1
             layer_start[step] = end
             begin, end = end, top
@@ -964,7 +627,9 @@ def forward_free(lo, hi, jhi, weight, by_bits, ht, ws_stamp, s_key, s_val, s_bit
                 continue  # joker-only runs that never got a piece (C4)
             frem = fixed_n - ((key >> _F_FU) & 7)
             jfree = max(min(jhi, jcap) - jused, 0)
-            base_key = key & ~((np.int64(63) << _F_J) | (np.int64(63) << _F_GS) | (np.int64(511) << _F_P1))
+            base_key = key & ~((np.int64(63) << _F_J) | (np.int64(63) << _F_GS) | (np.int64(511) << _F_P1)
+                               | (np.int64(255) << _F_V))
+            v = (key >> _F_V) & 255
             heads = 0 if n == 13 else frem + (jfree if free_heads else 0)
             for knew in range(heads + 1):
                 for jg in range(frem + jfree + 1):
@@ -980,12 +645,14 @@ def forward_free(lo, hi, jhi, weight, by_bits, ht, ws_stamp, s_key, s_val, s_bit
                     if nr > jhi:
                         nr = jhi
                     nkey = base_key | ((jused + jf) << _F_J) | (nr << _F_R) | (knew << _F_P1) | (pend << _F_P2)
-                    gv = s_val[i] + (jg * n if valued else 0)
+                    nkey |= min(v + (pend + knew + jg) * n, threshold) << _F_V
+                    gv = s_val[i] + ((pend + knew + jg) * n if joker_values else 0)
                     top, hb, stamp = _store(nkey, gv, s_bits[i], i, jg | (knew << 3), ht, hb, stamp, end,
                                             s_key, s_val, s_bits, s_parent, s_opt, top)
                     if top < 0:
                         return -1
-        top = _prune_free(end, top, 0, 3, jhi, by_bits, ht, hb, stamp, s_key, s_val, s_bits, s_parent, s_opt)
+        top = _prune(end, top, 0, 3, jhi, threshold, by_bits, ht, hb, stamp, s_key, s_val, s_bits, s_parent,
+                              s_opt)
         step += 1
         layer_start[step] = end
         begin, end = end, top
@@ -995,7 +662,7 @@ def forward_free(lo, hi, jhi, weight, by_bits, ht, ws_stamp, s_key, s_val, s_bit
 
 
 @njit(cache=True)
-def summarise_free(begin, end, jlo, jhi, joker_weight, s_key, s_val, s_bits):
+def summarise(begin, end, jlo, jhi, joker_weight, threshold, s_key, s_val, s_bits):
     """Best finished layout (objective with its jokers), used-type bits, whether a joker more fits."""
     best = -1
     best_val = np.int64(-(1 << 60))
@@ -1010,7 +677,7 @@ def summarise_free(begin, end, jlo, jhi, joker_weight, s_key, s_val, s_bits):
                 ok = False
         jused = (key >> _F_J) & 7
         rcap = (key >> _F_R) & 7
-        if not ok or rcap < jlo:
+        if not ok or rcap < jlo or ((key >> _F_V) & 255) < threshold:
             continue
         bits |= s_bits[i]
         if rcap > jlo:
@@ -1052,11 +719,11 @@ def _mask_passes(lo, hi, jlo, jhi, doubt, weight, ht, ws_stamp, s_key, s_val, s_
     bits = np.uint64(0)
     joker_more = False
     for jcap in (0, jhi):
-        top = forward_free(lo, hi, jhi, weight, True, ht, ws_stamp, s_key, s_val, s_bits, s_parent, s_opt,
-                           layer_start, skip, jcap, NO_FLOOR, 0, bits, False, fixed)
+        top = forward(lo, hi, jhi, weight, True, ht, ws_stamp, s_key, s_val, s_bits, s_parent, s_opt,
+                           layer_start, skip, jcap, NO_FLOOR, 0, bits, False, 0, fixed)
         if top < 0:
             return bits, joker_more, False
-        _, more_bits, more_joker = summarise_free(layer_start[65], layer_start[66], jlo, jhi, 1, s_key, s_val,
+        _, more_bits, more_joker = summarise(layer_start[65], layer_start[66], jlo, jhi, 1, 0, s_key, s_val,
                                                   s_bits)
         bits |= more_bits
         joker_more = joker_more or more_joker
@@ -1080,9 +747,9 @@ def _bounds(table, rack, staged):
 
 
 @njit(cache=True)
-def mask_free(table, rack, staged, fixed, weight, ht, ws_stamp, s_key, s_val, s_bits, s_parent, s_opt, layer_start,
+def opened_mask(table, rack, staged, fixed, weight, ht, ws_stamp, s_key, s_val, s_bits, s_parent, s_opt, layer_start,
               skip):
-    """The whole mask of an opened position with free jokers in one compiled call (the env asks it every step).
+    """The whole mask of an opened position in one compiled call (the env asks it every step).
 
     Returns the 53 mask bools and whether the store sufficed.
     """
@@ -1097,67 +764,71 @@ def mask_free(table, rack, staged, fixed, weight, ht, ws_stamp, s_key, s_val, s_
 
 
 @njit(cache=True)
+def _opening_holds(t, lo, hi, jlo, jhi, threshold, points, out, ht, ws_stamp, s_key, s_val, s_bits, s_parent,
+                   s_opt, layer_start, skip, path_buf, used):
+    """Whether an opening holds one more ``t`` (-1: nothing more, 52: a joker): the most valuable play that
+    does, searched with the threshold as a floor. Marks every type that play holds beyond the staged pieces
+    in ``out``; returns the pass's store index (-1: none reaches the threshold, -2: overflow)."""
+    jl = jlo + (1 if t == 52 else 0)
+    if 0 <= t < 52:
+        lo[t] += 1
+    best, value = one_pass(lo, hi, jl, jhi, points, 0, ht, ws_stamp, s_key, s_val, s_bits, s_parent, s_opt,
+                           layer_start, skip, jhi, threshold, 13 * jhi, True, 0, np.zeros(14, dtype=np.int64))
+    if best >= 0 and value < threshold:
+        best = -1
+    if best >= 0:
+        used_pieces(best, lo, hi, jl, 0, s_key, s_parent, s_opt, skip, path_buf, used)
+        for u in range(52):
+            if used[u] > lo[u] or (u == t and used[u] == lo[u]):
+                out[u] = True
+        if used[52] > jlo:
+            out[52] = True
+    if 0 <= t < 52:
+        lo[t] -= 1
+    return best
+
+
+@njit(cache=True)
 def opening_mask(rack, staged, threshold, points, ht, ws_stamp, s_key, s_val, s_bits, s_parent, s_opt,
                  layer_start, skip, path_buf):
     """The whole mask of an opening (T4/K3: the rack alone, in valid sets, worth ``threshold`` or more).
 
-    Most racks cannot open at all: one pass for the most valuable play, with the threshold as a floor,
-    says so. Otherwise the mask without the threshold is a superset and cheap. Each type in it not yet
-    shown to fit is then asked once: the most valuable play holding one more of it (jokers at the numbers
-    they stand for), searched with the threshold as a floor. A play that reaches it shows every type it
-    holds to fit. Returns the 53 mask bools and whether the store sufficed.
+    Most racks cannot open at all: the most valuable play, searched with the threshold as a floor, says so
+    or shows every type it holds to fit. Then the mask without the threshold, a superset, is cheap; each
+    type in it not yet shown to fit is asked once, by the most valuable play that holds one more of it.
+    Returns the 53 mask bools and whether the store sufficed.
     """
     lo, hi, jlo, jhi, doubt = _bounds(np.zeros(53, dtype=np.int64), rack, staged)
     out = np.zeros(53, dtype=np.bool_)
-    no_fixed = np.zeros(14, dtype=np.int64)
     used = np.zeros(53, dtype=np.int64)
-    best, value = free_pass(lo, hi, jlo, jhi, points, 0, ht, ws_stamp, s_key, s_val, s_bits, s_parent, s_opt,
-                            layer_start, skip, jhi, threshold, 13 * jhi, True, no_fixed)
-    if best == -2:
-        return out, False
-    if best < 0 or value < threshold:
-        return out, True
-    used_free(best, lo, hi, jlo, 0, s_key, s_parent, s_opt, skip, path_buf, used)
-    for u in range(52):
-        out[u] = used[u] > lo[u]
-    out[52] = used[52] > jlo
+    best = _opening_holds(-1, lo, hi, jlo, jhi, threshold, points, out, ht, ws_stamp, s_key, s_val, s_bits,
+                          s_parent, s_opt, layer_start, skip, path_buf, used)
+    if best < 0:
+        return out, best != -2
     bits, joker_more, ok = _mask_passes(lo, hi, jlo, jhi, doubt, points, ht, ws_stamp, s_key, s_val, s_bits,
-                                        s_parent, s_opt, layer_start, skip, no_fixed)
+                                        s_parent, s_opt, layer_start, skip, np.zeros(14, dtype=np.int64))
     if not ok:
         return out, False
     for t in range(53):
         if out[t] or not (joker_more if t == 52 else (bits >> np.uint64(t)) & np.uint64(1)):
             continue
-        jl = jlo
-        if t < 52:
-            lo[t] += 1
-        else:
-            jl += 1
-        best, value = free_pass(lo, hi, jl, jhi, points, 0, ht, ws_stamp, s_key, s_val, s_bits, s_parent, s_opt,
-                                 layer_start, skip, jhi, threshold, 13 * jhi, True, no_fixed)
-        if best >= 0 and value >= threshold:
-            used_free(best, lo, hi, jl, 0, s_key, s_parent, s_opt, skip, path_buf, used)
-            for u in range(52):
-                if used[u] > lo[u] or (u == t and used[u] == lo[u]):
-                    out[u] = True
-            if used[52] > jlo:
-                out[52] = True
-        if t < 52:
-            lo[t] -= 1
+        best = _opening_holds(t, lo, hi, jlo, jhi, threshold, points, out, ht, ws_stamp, s_key, s_val, s_bits,
+                              s_parent, s_opt, layer_start, skip, path_buf, used)
         if best == -2:
             return out, False
     return out, True
 
 
 @njit(cache=True)
-def free_pass(lo, hi, jlo, jhi, weight, joker_weight, ht, ws_stamp, s_key, s_val, s_bits, s_parent, s_opt,
-               layer_start, skip, jcap, floor, bonus, valued, fixed):
+def one_pass(lo, hi, jlo, jhi, weight, joker_weight, ht, ws_stamp, s_key, s_val, s_bits, s_parent, s_opt,
+              layer_start, skip, jcap, floor, bonus, valued, threshold, fixed):
     """One forward pass for the best play: (store index of the best layout or -1, its value), or (-2, 0)."""
-    top = forward_free(lo, hi, jhi, weight, False, ht, ws_stamp, s_key, s_val, s_bits, s_parent, s_opt,
-                       layer_start, skip, jcap, floor, bonus, np.uint64(0), valued, fixed)
+    top = forward(lo, hi, jhi, weight, False, ht, ws_stamp, s_key, s_val, s_bits, s_parent, s_opt,
+                  layer_start, skip, jcap, floor, bonus, np.uint64(0), valued, threshold, fixed)
     if top < 0:
         return -2, np.int64(0)
-    best, _, _ = summarise_free(layer_start[65], layer_start[66], jlo, jhi, joker_weight, s_key, s_val, s_bits)
+    best, _, _ = summarise(layer_start[65], layer_start[66], jlo, jhi, joker_weight, threshold, s_key, s_val,
+                                s_bits)
     if best < 0:
         return -1, NO_FLOOR
     jokers = (s_key[best] >> _F_R) & 7 if joker_weight >= 0 else max((s_key[best] >> _F_J) & 7, jlo)
@@ -1165,9 +836,9 @@ def free_pass(lo, hi, jlo, jhi, weight, joker_weight, ht, ws_stamp, s_key, s_val
 
 
 @njit(cache=True)
-def best_free(lo, hi, jlo, jhi, weight, joker_weight, ht, ws_stamp, s_key, s_val, s_bits, s_parent, s_opt,
-              layer_start, skip, fixed):
-    """The best layout of a free-joker position; returns its store index (-1: none, -2: the store overflowed).
+def best_layout(lo, hi, jlo, jhi, weight, joker_weight, ht, ws_stamp, s_key, s_val, s_bits, s_parent, s_opt,
+              layer_start, skip, valued, threshold, fixed):
+    """The best layout of a position; returns its store index (-1: none, -2: the store overflowed).
 
     The exact pass is costly when jokers may stand in for pieces, so two cheap passes come first. With
     no joker standing in, the search is small and its best play is a floor. Most often every piece can
@@ -1179,22 +850,22 @@ def best_free(lo, hi, jlo, jhi, weight, joker_weight, ht, ws_stamp, s_key, s_val
     for t in range(52):
         ceiling += weight[t] * hi[t]
     if jhi == 0:
-        return free_pass(lo, hi, jlo, jhi, weight, joker_weight, ht, ws_stamp, s_key, s_val, s_bits, s_parent,
-                          s_opt, layer_start, skip, 0, NO_FLOOR, bonus, False, fixed)[0]
-    best, floor = free_pass(lo, hi, jlo, jhi, weight, joker_weight, ht, ws_stamp, s_key, s_val, s_bits,
-                             s_parent, s_opt, layer_start, skip, 0, NO_FLOOR, bonus, False, fixed)
+        return one_pass(lo, hi, jlo, jhi, weight, joker_weight, ht, ws_stamp, s_key, s_val, s_bits, s_parent,
+                         s_opt, layer_start, skip, 0, NO_FLOOR, bonus, valued, threshold, fixed)[0]
+    best, floor = one_pass(lo, hi, jlo, jhi, weight, joker_weight, ht, ws_stamp, s_key, s_val, s_bits,
+                            s_parent, s_opt, layer_start, skip, 0, NO_FLOOR, bonus, valued, threshold, fixed)
     if best == -2 or (best >= 0 and floor >= ceiling):
         return best
-    best, value = free_pass(lo, hi, jlo, jhi, weight, joker_weight, ht, ws_stamp, s_key, s_val, s_bits,
-                             s_parent, s_opt, layer_start, skip, jhi, ceiling, bonus, False, fixed)
+    best, value = one_pass(lo, hi, jlo, jhi, weight, joker_weight, ht, ws_stamp, s_key, s_val, s_bits,
+                            s_parent, s_opt, layer_start, skip, jhi, ceiling, bonus, valued, threshold, fixed)
     if best == -2 or (best >= 0 and value >= ceiling):
         return best
-    return free_pass(lo, hi, jlo, jhi, weight, joker_weight, ht, ws_stamp, s_key, s_val, s_bits, s_parent,
-                      s_opt, layer_start, skip, jhi, max(floor, value), bonus, False, fixed)[0]
+    return one_pass(lo, hi, jlo, jhi, weight, joker_weight, ht, ws_stamp, s_key, s_val, s_bits, s_parent,
+                     s_opt, layer_start, skip, jhi, max(floor, value), bonus, valued, threshold, fixed)[0]
 
 
 @njit(cache=True)
-def used_free(index, lo, hi, jlo, joker_weight, s_key, s_parent, s_opt, skip, out_path, used):
+def used_pieces(index, lo, hi, jlo, joker_weight, s_key, s_parent, s_opt, skip, out_path, used):
     """The pieces of each type (jokers last) in the layout at ``index``; fills ``out_path`` with its options.
 
     Returns False when the path is not whole. Spare jokers count as the objective wants them: all that

@@ -5,10 +5,8 @@ free jokers are its count at index 52; jokers that must keep a number (K5, the
 card edition) are given apart as ``fixed[n]``. A *play* is the multiset of rack
 pieces that goes down this turn; ``staged`` pieces are a play's lower bound.
 
-All questions run the same compiled programmes (``kernel.forward_free`` once the
-player has opened, free and fixed jokers alike; ``kernel.forward`` for the best
-play and the legality of an opening, whose threshold it carries) with different
-bounds, so legality, the mask and the best play can never disagree.
+All questions run the same compiled programme (``kernel.forward``) with
+different bounds, so legality, the mask and the best play can never disagree.
 """
 
 from __future__ import annotations
@@ -31,9 +29,6 @@ class _Workspace:
     """Buffers reused by every call: allocating them per call would cost more than solving."""
 
     def __init__(self) -> None:
-        self.h_key = np.zeros(kernel.HASH_CAP, dtype=np.int64)
-        self.h_stamp = np.zeros(kernel.HASH_CAP, dtype=np.int64)
-        self.h_slot = np.zeros(kernel.HASH_CAP, dtype=np.int64)
         self.stamp = np.zeros(1, dtype=np.int64)
         self.key = np.zeros(kernel.STORE_CAP, dtype=np.int64)
         self.val = np.zeros(kernel.STORE_CAP, dtype=np.int64)
@@ -50,7 +45,6 @@ _WS: _Workspace | None = None
 _NO_FIXED = np.zeros(NUMBERS + 1, dtype=np.int64)
 _NO_STAGED = np.zeros(NUM_TYPES, dtype=np.int64)
 _TILE_WEIGHT = np.ones(52, dtype=np.int64)
-_SHIFTS = np.arange(52, dtype=np.uint64)
 _POINT_WEIGHT = np.tile(np.arange(1, NUMBERS + 1, dtype=np.int64), 4)
 
 
@@ -99,7 +93,6 @@ class _Problem:
     fixed: np.ndarray
     threshold: int
     base: np.ndarray  # what of lo is not the player's (the table)
-    free: bool = False  # no threshold: the free-joker programme applies
 
 
 def _problem(table, rack, staged, fixed, opened: bool, threshold: int) -> _Problem:
@@ -113,35 +106,7 @@ def _problem(table, rack, staged, fixed, opened: bool, threshold: int) -> _Probl
         # T4/K3: the table is untouched, the play alone must reach the threshold
         fixed, lo, hi, base, thr = _NO_FIXED, staged, rack, np.zeros(NUM_TYPES, dtype=np.int64), threshold
     thr = min(thr, 255)
-    return _Problem(lo[:52].copy(), hi[:52].copy(), int(lo[JOKER]), int(hi[JOKER]), fixed, thr, base, thr == 0)
-
-
-def _free(p: _Problem) -> bool:
-    """Whether the free-joker programme applies: no opening threshold."""
-    return p.free
-
-
-def _run(p: _Problem, weight: np.ndarray, joker_weight: int, by_bits: bool = False) -> tuple[_Workspace, int, int, int]:
-    ws = _workspace()
-    if _free(p):
-        top = kernel.forward_free(p.lo, p.hi, p.jhi, weight, by_bits, ws.ht, ws.stamp, ws.key, ws.val, ws.bits,
-                                  ws.parent, ws.opt, ws.layer, ws.skip, p.jhi, kernel.NO_FLOOR, 0,
-                                  np.uint64(0), False, p.fixed)
-        if top < 0:
-            raise _overflow()
-        return ws, int(ws.layer[_SUBSTEPS]), int(ws.layer[_SUBSTEPS + 1]), top
-    top = kernel.forward(p.lo, p.hi, p.jlo, p.jhi, weight, joker_weight, p.threshold, by_bits,
-                         ws.h_key, ws.h_stamp, ws.h_slot, ws.stamp, ws.key, ws.val, ws.bits, ws.parent,
-                         ws.opt, ws.layer)
-    if top < 0:
-        raise _overflow()
-    return ws, int(ws.layer[_SUBSTEPS]), int(ws.layer[_SUBSTEPS + 1]), top
-
-
-def _summary(p: _Problem, ws: _Workspace, begin: int, end: int, joker_weight: int):
-    if _free(p):
-        return kernel.summarise_free(begin, end, p.jlo, p.jhi, joker_weight, ws.key, ws.val, ws.bits)
-    return kernel.summarise(begin, end, p.jlo, p.threshold, ws.key, ws.val, ws.bits)
+    return _Problem(lo[:52].copy(), hi[:52].copy(), int(lo[JOKER]), int(hi[JOKER]), fixed, thr, base)
 
 
 def legal_mask(table, rack, staged=None, *, fixed=None, opened: bool = True, threshold: int = 30) -> np.ndarray:
@@ -149,28 +114,20 @@ def legal_mask(table, rack, staged=None, *, fixed=None, opened: bool = True, thr
     if opened:
         # one compiled call: the Python around it cost more than a small position's solve
         ws = _workspace()
-        mask, ok = kernel.mask_free(np.asarray(table, dtype=np.int64), np.asarray(rack, dtype=np.int64),
+        mask, ok = kernel.opened_mask(np.asarray(table, dtype=np.int64), np.asarray(rack, dtype=np.int64),
                                     _NO_STAGED if staged is None else np.asarray(staged, dtype=np.int64),
                                     _NO_FIXED if fixed is None else np.asarray(fixed, dtype=np.int64), _TILE_WEIGHT,
                                     ws.ht, ws.stamp, ws.key, ws.val, ws.bits, ws.parent, ws.opt, ws.layer, ws.skip)
         if not ok:
             raise _overflow()
         return mask
-    if not opened:
-        ws = _workspace()
-        mask, ok = kernel.opening_mask(np.asarray(rack, dtype=np.int64),
-                                       _NO_STAGED if staged is None else np.asarray(staged, dtype=np.int64),
-                                       min(threshold, 255), _POINT_WEIGHT, ws.ht, ws.stamp, ws.key, ws.val, ws.bits,
-                                       ws.parent, ws.opt, ws.layer, ws.skip, ws.path)
-        if not ok:
-            raise _overflow()
-        return mask
-    p = _problem(table, rack, staged, fixed, opened, threshold)
-    ws, begin, end, _ = _run(p, _TILE_WEIGHT, 1, by_bits=True)
-    _, bits, joker_more = _summary(p, ws, begin, end, 1)
-    mask = np.empty(NUM_TYPES, dtype=bool)
-    mask[:52] = (bits >> _SHIFTS) & np.uint64(1)
-    mask[JOKER] = joker_more
+    ws = _workspace()
+    mask, ok = kernel.opening_mask(np.asarray(rack, dtype=np.int64),
+                                   _NO_STAGED if staged is None else np.asarray(staged, dtype=np.int64),
+                                   min(threshold, 255), _POINT_WEIGHT, ws.ht, ws.stamp, ws.key, ws.val, ws.bits,
+                                   ws.parent, ws.opt, ws.layer, ws.skip, ws.path)
+    if not ok:
+        raise _overflow()
     return mask
 
 
@@ -180,20 +137,23 @@ def is_legal_play(table, play, *, fixed=None, opened: bool = True, threshold: in
     if play.sum() == 0:
         return False
     p = _problem(table, play, play, fixed, opened, threshold)
-    if _free(p):
-        ws = _workspace()
-        for jcap in (0, p.jhi):  # most plays need no joker standing in for a piece, and that search is small
-            best, _ = kernel.free_pass(p.lo, p.hi, p.jlo, p.jhi, _TILE_WEIGHT, 1, ws.ht, ws.stamp, ws.key, ws.val,
-                                        ws.bits, ws.parent, ws.opt, ws.layer, ws.skip, jcap, kernel.NO_FLOOR, 0,
-                                        False, p.fixed)
-            if best == -2:
-                raise _overflow()
-            if best >= 0:
-                return True
-        return False
-    ws, begin, end, _ = _run(p, _TILE_WEIGHT, 1)
-    best, _, _ = _summary(p, ws, begin, end, 1)
-    return best >= 0
+    ws = _workspace()
+    if p.threshold > 0:  # T4/K3: the most valuable layout, searched with the threshold as a floor
+        best, value = kernel.one_pass(p.lo, p.hi, p.jlo, p.jhi, _POINT_WEIGHT, 0, ws.ht, ws.stamp, ws.key, ws.val,
+                                      ws.bits, ws.parent, ws.opt, ws.layer, ws.skip, p.jhi, p.threshold,
+                                      13 * p.jhi, True, 0, p.fixed)
+        if best == -2:
+            raise _overflow()
+        return best >= 0 and value >= p.threshold
+    for jcap in (0, p.jhi):  # most plays need no joker standing in for a piece, and that search is small
+        best, _ = kernel.one_pass(p.lo, p.hi, p.jlo, p.jhi, _TILE_WEIGHT, 1, ws.ht, ws.stamp, ws.key, ws.val,
+                                  ws.bits, ws.parent, ws.opt, ws.layer, ws.skip, jcap, kernel.NO_FLOOR, 0, False, 0,
+                                  p.fixed)
+        if best == -2:
+            raise _overflow()
+        if best >= 0:
+            return True
+    return False
 
 
 def best_play(table, rack, staged=None, *, fixed=None, opened: bool = True, threshold: int = 30,
@@ -206,27 +166,19 @@ def best_play(table, rack, staged=None, *, fixed=None, opened: bool = True, thre
         raise ValueError(f"objective must be 'tiles' or 'points', got {objective!r}")
     p = _problem(table, rack, staged, fixed, opened, threshold)
     weight, joker_weight = (_TILE_WEIGHT, 1) if objective == "tiles" else (_POINT_WEIGHT, joker_penalty)
-    if _free(p):
-        ws = _workspace()
-        best = kernel.best_free(p.lo, p.hi, p.jlo, p.jhi, weight, joker_weight, ws.ht, ws.stamp, ws.key, ws.val,
-                                ws.bits, ws.parent, ws.opt, ws.layer, ws.skip, p.fixed)
-        if best == -2:
-            raise _overflow()
-        if best < 0:
-            return None
-        used = np.zeros(NUM_TYPES, dtype=np.int64)
-        ok = kernel.used_free(best, p.lo, p.hi, p.jlo, joker_weight, ws.key, ws.parent, ws.opt, ws.skip, ws.path,
-                              used)
-        assert ok
-        key, opts = int(ws.key[best]), ws.path[:_SUBSTEPS].tolist()
-        arrange = lambda: _rebuild_free(key, opts, p.jlo, joker_weight, p.lo, p.hi, p.fixed)  # noqa: E731
-    else:
-        ws, begin, end, _ = _run(p, weight, joker_weight)
-        best, _, _ = _summary(p, ws, begin, end, joker_weight)
-        if best < 0:
-            return None
-        layout, used = _rebuild(ws, best)
-        arrange = lambda: layout  # noqa: E731
+    ws = _workspace()
+    best = kernel.best_layout(p.lo, p.hi, p.jlo, p.jhi, weight, joker_weight, ws.ht, ws.stamp, ws.key, ws.val,
+                            ws.bits, ws.parent, ws.opt, ws.layer, ws.skip, p.threshold > 0, p.threshold,
+                            p.fixed)
+    if best == -2:
+        raise _overflow()
+    if best < 0:
+        return None
+    used = np.zeros(NUM_TYPES, dtype=np.int64)
+    ok = kernel.used_pieces(best, p.lo, p.hi, p.jlo, joker_weight, ws.key, ws.parent, ws.opt, ws.skip, ws.path, used)
+    assert ok
+    key, opts = int(ws.key[best]), ws.path[:_SUBSTEPS].tolist()
+    arrange = lambda: _rebuild(key, opts, p.jlo, joker_weight, p.lo, p.hi, p.fixed)  # noqa: E731
     play = used - p.base
     if play.sum() == 0:
         return None
@@ -238,13 +190,16 @@ def best_play(table, rack, staged=None, *, fixed=None, opened: bool = True, thre
 def arrange(counts, *, fixed=None) -> Layout | None:
     """A concrete layout of ``counts`` (and fixed jokers) into valid sets, or None."""
     p = _problem(np.zeros(NUM_TYPES, dtype=np.int64), counts, counts, fixed, True, 0)
-    ws, begin, end, _ = _run(p, _TILE_WEIGHT, 1)
-    best, _, _ = _summary(p, ws, begin, end, 1)
+    ws = _workspace()
+    best, _ = kernel.one_pass(p.lo, p.hi, p.jlo, p.jhi, _TILE_WEIGHT, 1, ws.ht, ws.stamp, ws.key, ws.val, ws.bits,
+                               ws.parent, ws.opt, ws.layer, ws.skip, p.jhi, kernel.NO_FLOOR, 0, False, 0, p.fixed)
+    if best == -2:
+        raise _overflow()
     if best < 0:
         return None
     k = kernel.path(best, ws.parent, ws.opt, ws.skip, _SUBSTEPS, ws.path)
     assert k == _SUBSTEPS
-    return _rebuild_free(int(ws.key[best]), ws.path[:k].tolist(), p.jlo, 1, p.lo, p.hi, p.fixed)
+    return _rebuild(int(ws.key[best]), ws.path[:k].tolist(), p.jlo, 1, p.lo, p.hi, p.fixed)
 
 
 _NEW_RUNS = [tuple(int(v) for v in row) for row in kernel.NEW_RUNS]
@@ -256,10 +211,10 @@ def _number(piece: int, place: int, run: list[int]) -> int:
     return run[first] % NUMBERS + 1 + place - first
 
 
-def _rebuild_free(key: int, opts: list[int], jlo: int, joker_weight: int, lo: np.ndarray, hi: np.ndarray,
+def _rebuild(key: int, opts: list[int], jlo: int, joker_weight: int, lo: np.ndarray, hi: np.ndarray,
                   fixed: np.ndarray) -> Layout:
-    """Replay the free-joker programme's choices (``opts``, one per sub-step), then add the spare jokers
-    where there is room."""
+    """Replay the programme's choices (``opts``, one per sub-step), then add the spare jokers where there is
+    room."""
     placed_total = ((key >> kernel._F_J) & 7) + int(fixed.sum())
     reach = (key >> kernel._F_R) & 7
     done: list[list[int]] = []
@@ -312,50 +267,6 @@ def _rebuild_free(key: int, opts: list[int], jlo: int, joker_weight: int, lo: np
             grp = next(grp for grp in groups if len(grp) < 4)
             grp.append(JOKER)
     return Layout(sets=groups + done, kinds=["group"] * len(groups) + ["run"] * len(done))
-
-
-def _rebuild(ws: _Workspace, index: int) -> tuple[Layout, np.ndarray]:
-    """Replay the best path's choices to lay out concrete sets."""
-    opts = []
-    while index > 0:
-        opts.append(int(ws.opt[index]))
-        index = int(ws.parent[index])
-    opts.reverse()
-    assert len(opts) == _SUBSTEPS
-    used = np.zeros(NUM_TYPES, dtype=np.int64)
-    done: list[list[int]] = []  # finished runs
-    groups: list[list[int]] = []
-    runs: list[list[list[int]]] = [[] for _ in range(4)]  # open runs per colour
-    pend1: list[list[int]] = []
-    pend2: list[list[int]] = []
-    step = 0
-    for n in range(1, NUMBERS + 1):
-        group_pieces: list[int] = []
-        for c in range(4):
-            opt = opts[step]
-            step += 1
-            cont, y, s = opt & 3, (opt >> 2) & 3, (opt >> 4) & 3
-            u1, u2, g, x = (opt >> 6) & 3, (opt >> 8) & 3, (opt >> 10) & 3, (opt >> 12) & 3
-            t = c * NUMBERS + n - 1
-            used[t] += x
-            nxt = _continue_runs(runs[c], cont, y, t, done)
-            nxt += [[t] for _ in range(s)]
-            for _ in range(u1):
-                nxt.append(pend1.pop() + [t])
-            for _ in range(u2):
-                nxt.append(pend2.pop() + [t])
-            runs[c] = nxt
-            group_pieces += [t] * g
-        opt = opts[step]
-        step += 1
-        knew, jg, jokers = opt & 7, (opt >> 3) & 7, (opt >> 6) & 7
-        used[JOKER] += jokers
-        pend2 = [r + [JOKER] for r in pend1 + pend2]
-        pend1 = [[JOKER] for _ in range(knew)]
-        groups += _groups(group_pieces, jg)
-    for c in range(4):
-        done += runs[c]
-    return Layout(sets=groups + done, kinds=["group"] * len(groups) + ["run"] * len(done)), used
 
 
 def _continue_runs(open_runs: list[list[int]], cont: int, jokers: int, tile: int,
