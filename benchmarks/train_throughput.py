@@ -6,7 +6,7 @@ rollout and update time, warm start and evaluations excluded; and per second of
 the process's CPU time, which is what a core of its own would give on a busy machine. The network that
 plays matters as much as the engine: in Rummikub a policy that stages pieces at
 random builds large tables full of jokers, on which the solver is slowest, so
-the configs' warm start (cloning max_tiles) is part of what is measured.
+the configs' warm start (cloning a baseline) is part of what is measured.
 
     python benchmarks/train_throughput.py [--games rummy500 rummikub] [--updates 3]
 """
