@@ -249,7 +249,7 @@ def _rebuild(key: int, opts: list[int], jlo: int, joker_weight: int, lo: np.ndar
         placed += jg + len(pend1) + len(pend2) + knew
         pend2 = [r + [JOKER] for r in pend1 + pend2]
         pend1 = [[JOKER] for _ in range(knew)]
-        groups += _groups(group_pieces, jg, most_groups=True)
+        groups += _groups(group_pieces, jg)
     for c in range(4):
         done += runs[c]
     assert placed == placed_total
@@ -287,19 +287,16 @@ def _continue_runs(open_runs: list[list[int]], cont: int, jokers: int, tile: int
     return still_open
 
 
-def _groups(pieces: list[int], jokers: int, most_groups: bool = False) -> list[list[int]]:
-    """Deal one number's group pieces round-robin into groups and top them up with jokers.
-
-    ``most_groups`` forms as many groups as the pieces allow, which leaves the most
-    room for spare jokers; otherwise as few as possible.
-    """
+def _groups(pieces: list[int], jokers: int) -> list[list[int]]:
+    """Deal one number's group pieces round-robin into as many groups as they allow (which leaves the most
+    room for spare jokers) and top them up with jokers."""
     if not pieces:
         return []
     pieces = sorted(pieces)
     most = max(pieces.count(t) for t in set(pieces))
     total = len(pieces) + jokers
     fits = [g for g in range(max(most, 1), len(pieces) + 1) if 3 * g <= total <= 4 * g]
-    count = fits[-1] if most_groups else fits[0]
+    count = fits[-1]
     groups: list[list[int]] = [[] for _ in range(count)]
     for i, t in enumerate(pieces):
         groups[i % count].append(t)
