@@ -500,11 +500,13 @@ def forward(lo, hi, jhi, weight, by_bits, ht, ws_stamp, s_key, s_val, s_bits, s_
                     if (0 < n_a < 3 and n + 3 - n_a > 13) or (0 < n_b < 3 and n + 3 - n_b > 13):
                         continue
                     room0 = nclose * (14 - n)
-                    for yu in range((min(k, jfree + frem) + 1) * (min(p1, 2) + 1) * (min(p2, 2) + 1)):
-                        # y jokers continue runs (yf of them fixed), u1/u2 joker-only runs get their first piece
-                        y = yu % (min(k, jfree + frem) + 1)
-                        u1 = (yu // (min(k, jfree + frem) + 1)) % (min(p1, 2) + 1)
-                        u2 = yu // ((min(k, jfree + frem) + 1) * (min(p1, 2) + 1))
+                    # y jokers continue runs (yf of them fixed), u1/u2 joker-only runs get their first piece
+                    ny = min(k, jfree + frem) + 1
+                    n1 = min(p1, 2) + 1
+                    for yu in range(ny * n1 * (min(p2, 2) + 1)):
+                        y = yu % ny
+                        u1 = (yu // ny) % n1
+                        u2 = yu // (ny * n1)
                         ku = k + u1 + u2
                         if ku > 2:
                             continue
