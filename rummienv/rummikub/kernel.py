@@ -332,10 +332,10 @@ def forward(lo, hi, jhi, weight, by_bits, ht, ws_stamp, s_key, s_val, s_bits, s_
     used-type bit) rather than for the best value.
 
     Colour step option: cont (2) | y jokers continuing (2) | new-run row of NEW_RUNS (4) | g (2) | x (3), and for
-    the last colour, which also places the jokers of the groups (the group step is then skipped), those (3).
-    Group step option: jokers in groups (3). A sub-step that can change no state (no piece of its type,
-    no open run of its colour; no group piece) is skipped: ``skip[step]`` is set and its layer is the
-    previous one.
+    the last colour, which also places the jokers of the groups (the joker step is then skipped), those (3).
+    Joker step option: jokers in groups (3) | new joker-only runs (3). A sub-step that can change no state
+    (no piece of its type, no open run of its colour; no group piece, joker-only run or fixed joker) is
+    skipped: ``skip[step]`` is set and its layer is the previous one.
 
     At most ``jcap`` jokers stand in for pieces (the others are spares). A state whose value, plus every
     piece still to come at its weight, plus ``joker_bonus`` stays below ``floor`` (a value some legal
@@ -351,12 +351,12 @@ def forward(lo, hi, jhi, weight, by_bits, ht, ws_stamp, s_key, s_val, s_bits, s_
     reach, and a state that cannot reach it with every piece still to come and every joker at 13 is not
     stored.
 
-    ``fixed[n]`` jokers must stand at number n (K5). Such a joker may continue a run or join a group at n
-    (joker step option: jokers in groups (3) | new joker-only runs (3)), or head a run that has no numbered
-    piece yet: those joker-only runs are carried as ``P1``/``P2`` (one joker, two or more), take a joker
-    at every number until a colour step gives them their first piece (colour step option bits 16-17 and
-    18-19: how many of each), and count their room below when they start. They are never spares, so
-    with any fixed joker the groups take their jokers in a step of their own.
+    ``fixed[n]`` jokers must stand at number n (K5). Such a joker may continue a run or join a group at n,
+    or head a run that has no numbered piece yet: those joker-only runs are carried as ``P1``/``P2`` (one
+    joker, two or more), take a joker at every number until a colour step gives them their first piece
+    (colour step option bits 16-17 and 18-19: how many of each), and count their room below when they
+    start. They are never spares, so with any fixed joker the groups take their jokers in a step of their
+    own.
     """
     stamp = ws_stamp[0]
     if stamp > (np.int64(1) << 30):
