@@ -750,7 +750,7 @@ def _bounds(table, rack, staged):
 
 @njit(cache=True)
 def opened_mask(table, rack, staged, fixed, weight, ht, ws_stamp, s_key, s_val, s_bits, s_parent, s_opt, layer_start,
-              skip):
+                skip):
     """The whole mask of an opened position in one compiled call (the env asks it every step).
 
     Returns the 53 mask bools and whether the store sufficed.
@@ -823,7 +823,7 @@ def opening_mask(rack, staged, threshold, points, ht, ws_stamp, s_key, s_val, s_
 
 @njit(cache=True)
 def one_pass(lo, hi, jlo, jhi, weight, joker_weight, ht, ws_stamp, s_key, s_val, s_bits, s_parent, s_opt,
-              layer_start, skip, jcap, floor, bonus, valued, threshold, fixed):
+             layer_start, skip, jcap, floor, bonus, valued, threshold, fixed):
     """One forward pass for the best play: (store index of the best layout or -1, its value), or (-2, 0)."""
     top = forward(lo, hi, jhi, weight, False, ht, ws_stamp, s_key, s_val, s_bits, s_parent, s_opt,
                   layer_start, skip, jcap, floor, bonus, np.uint64(0), valued, threshold, fixed)
@@ -839,7 +839,7 @@ def one_pass(lo, hi, jlo, jhi, weight, joker_weight, ht, ws_stamp, s_key, s_val,
 
 @njit(cache=True)
 def best_layout(lo, hi, jlo, jhi, weight, joker_weight, ht, ws_stamp, s_key, s_val, s_bits, s_parent, s_opt,
-              layer_start, skip, valued, threshold, fixed):
+                layer_start, skip, valued, threshold, fixed):
     """The best layout of a position; returns its store index (-1: none, -2: the store overflowed).
 
     The exact pass is costly when jokers may stand in for pieces, so two cheap passes come first. With
@@ -853,17 +853,17 @@ def best_layout(lo, hi, jlo, jhi, weight, joker_weight, ht, ws_stamp, s_key, s_v
         ceiling += weight[t] * hi[t]
     if jhi == 0:
         return one_pass(lo, hi, jlo, jhi, weight, joker_weight, ht, ws_stamp, s_key, s_val, s_bits, s_parent,
-                         s_opt, layer_start, skip, 0, NO_FLOOR, bonus, valued, threshold, fixed)[0]
+                        s_opt, layer_start, skip, 0, NO_FLOOR, bonus, valued, threshold, fixed)[0]
     best, floor = one_pass(lo, hi, jlo, jhi, weight, joker_weight, ht, ws_stamp, s_key, s_val, s_bits,
-                            s_parent, s_opt, layer_start, skip, 0, NO_FLOOR, bonus, valued, threshold, fixed)
+                           s_parent, s_opt, layer_start, skip, 0, NO_FLOOR, bonus, valued, threshold, fixed)
     if best == -2 or (best >= 0 and floor >= ceiling):
         return best
     best, value = one_pass(lo, hi, jlo, jhi, weight, joker_weight, ht, ws_stamp, s_key, s_val, s_bits,
-                            s_parent, s_opt, layer_start, skip, jhi, ceiling, bonus, valued, threshold, fixed)
+                           s_parent, s_opt, layer_start, skip, jhi, ceiling, bonus, valued, threshold, fixed)
     if best == -2 or (best >= 0 and value >= ceiling):
         return best
     return one_pass(lo, hi, jlo, jhi, weight, joker_weight, ht, ws_stamp, s_key, s_val, s_bits, s_parent,
-                     s_opt, layer_start, skip, jhi, max(floor, value), bonus, valued, threshold, fixed)[0]
+                    s_opt, layer_start, skip, jhi, max(floor, value), bonus, valued, threshold, fixed)[0]
 
 
 @njit(cache=True)

@@ -109,15 +109,28 @@ def _problem(table, rack, staged, fixed, opened: bool, threshold: int) -> _Probl
     return _Problem(lo[:52].copy(), hi[:52].copy(), int(lo[JOKER]), int(hi[JOKER]), fixed, thr, base)
 
 
+def _one_pass(p: _Problem, weight: np.ndarray, joker_weight: int, jcap: int, floor: int, bonus: int,
+              valued: bool) -> tuple[_Workspace, int, int]:
+    """One pass of the programme over ``p`` (no threshold in the state): the store index of its best layout
+    (-1: none) and that layout's value."""
+    ws = _workspace()
+    best, value = kernel.one_pass(p.lo, p.hi, p.jlo, p.jhi, weight, joker_weight, ws.ht, ws.stamp, ws.key, ws.val,
+                                  ws.bits, ws.parent, ws.opt, ws.layer, ws.skip, jcap, floor, bonus, valued, 0,
+                                  p.fixed)
+    if best == -2:
+        raise _overflow()
+    return ws, int(best), int(value)
+
+
 def legal_mask(table, rack, staged=None, *, fixed=None, opened: bool = True, threshold: int = 30) -> np.ndarray:
     """``mask[t]``: some legal play holds everything staged plus one more ``t`` (53 bools)."""
     if opened:
         # one compiled call: the Python around it cost more than a small position's solve
         ws = _workspace()
         mask, ok = kernel.opened_mask(np.asarray(table, dtype=np.int64), np.asarray(rack, dtype=np.int64),
-                                    _NO_STAGED if staged is None else np.asarray(staged, dtype=np.int64),
-                                    _NO_FIXED if fixed is None else np.asarray(fixed, dtype=np.int64), _TILE_WEIGHT,
-                                    ws.ht, ws.stamp, ws.key, ws.val, ws.bits, ws.parent, ws.opt, ws.layer, ws.skip)
+                                      _NO_STAGED if staged is None else np.asarray(staged, dtype=np.int64),
+                                      _NO_FIXED if fixed is None else np.asarray(fixed, dtype=np.int64), _TILE_WEIGHT,
+                                      ws.ht, ws.stamp, ws.key, ws.val, ws.bits, ws.parent, ws.opt, ws.layer, ws.skip)
         if not ok:
             raise _overflow()
         return mask
@@ -137,23 +150,11 @@ def is_legal_play(table, play, *, fixed=None, opened: bool = True, threshold: in
     if play.sum() == 0:
         return False
     p = _problem(table, play, play, fixed, opened, threshold)
-    ws = _workspace()
     if p.threshold > 0:  # T4/K3: the most valuable layout, searched with the threshold as a floor
-        best, value = kernel.one_pass(p.lo, p.hi, p.jlo, p.jhi, _POINT_WEIGHT, 0, ws.ht, ws.stamp, ws.key, ws.val,
-                                      ws.bits, ws.parent, ws.opt, ws.layer, ws.skip, p.jhi, p.threshold,
-                                      13 * p.jhi, True, 0, p.fixed)
-        if best == -2:
-            raise _overflow()
+        _, best, value = _one_pass(p, _POINT_WEIGHT, 0, p.jhi, p.threshold, 13 * p.jhi, True)
         return best >= 0 and value >= p.threshold
-    for jcap in (0, p.jhi):  # most plays need no joker standing in for a piece, and that search is small
-        best, _ = kernel.one_pass(p.lo, p.hi, p.jlo, p.jhi, _TILE_WEIGHT, 1, ws.ht, ws.stamp, ws.key, ws.val,
-                                  ws.bits, ws.parent, ws.opt, ws.layer, ws.skip, jcap, kernel.NO_FLOOR, 0, False, 0,
-                                  p.fixed)
-        if best == -2:
-            raise _overflow()
-        if best >= 0:
-            return True
-    return False
+    # most plays need no joker standing in for a piece, and that search is small
+    return any(_one_pass(p, _TILE_WEIGHT, 1, jcap, kernel.NO_FLOOR, 0, False)[1] >= 0 for jcap in (0, p.jhi))
 
 
 def best_play(table, rack, staged=None, *, fixed=None, opened: bool = True, threshold: int = 30,
@@ -168,8 +169,7 @@ def best_play(table, rack, staged=None, *, fixed=None, opened: bool = True, thre
     weight, joker_weight = (_TILE_WEIGHT, 1) if objective == "tiles" else (_POINT_WEIGHT, joker_penalty)
     ws = _workspace()
     best = kernel.best_layout(p.lo, p.hi, p.jlo, p.jhi, weight, joker_weight, ws.ht, ws.stamp, ws.key, ws.val,
-                            ws.bits, ws.parent, ws.opt, ws.layer, ws.skip, p.threshold > 0, p.threshold,
-                            p.fixed)
+                              ws.bits, ws.parent, ws.opt, ws.layer, ws.skip, p.threshold > 0, p.threshold, p.fixed)
     if best == -2:
         raise _overflow()
     if best < 0:
@@ -190,11 +190,7 @@ def best_play(table, rack, staged=None, *, fixed=None, opened: bool = True, thre
 def arrange(counts, *, fixed=None) -> Layout | None:
     """A concrete layout of ``counts`` (and fixed jokers) into valid sets, or None."""
     p = _problem(np.zeros(NUM_TYPES, dtype=np.int64), counts, counts, fixed, True, 0)
-    ws = _workspace()
-    best, _ = kernel.one_pass(p.lo, p.hi, p.jlo, p.jhi, _TILE_WEIGHT, 1, ws.ht, ws.stamp, ws.key, ws.val, ws.bits,
-                               ws.parent, ws.opt, ws.layer, ws.skip, p.jhi, kernel.NO_FLOOR, 0, False, 0, p.fixed)
-    if best == -2:
-        raise _overflow()
+    ws, best, _ = _one_pass(p, _TILE_WEIGHT, 1, p.jhi, kernel.NO_FLOOR, 0, False)
     if best < 0:
         return None
     k = kernel.path(best, ws.parent, ws.opt, ws.skip, _SUBSTEPS, ws.path)
@@ -212,10 +208,9 @@ def _number(piece: int, place: int, run: list[int]) -> int:
 
 
 def _rebuild(key: int, opts: list[int], jlo: int, joker_weight: int, lo: np.ndarray, hi: np.ndarray,
-                  fixed: np.ndarray) -> Layout:
+             fixed: np.ndarray) -> Layout:
     """Replay the programme's choices (``opts``, one per sub-step), then add the spare jokers where there is
     room."""
-    placed_total = ((key >> kernel._F_J) & 7) + int(fixed.sum())
     reach = (key >> kernel._F_R) & 7
     done: list[list[int]] = []
     groups: list[list[int]] = []
@@ -252,8 +247,8 @@ def _rebuild(key: int, opts: list[int], jlo: int, joker_weight: int, lo: np.ndar
         groups += _groups(group_pieces, jg)
     for c in range(4):
         done += runs[c]
-    assert placed == placed_total
-    placed -= int(fixed.sum())  # the free jokers placed
+    placed -= int(fixed.sum())  # the jokers fixed to a number were placed too; the state counts the others
+    assert placed == (key >> kernel._F_J) & 7
     spare = reach - placed if joker_weight >= 0 else max(0, jlo - placed)
     for _ in range(spare):
         for run in done:
