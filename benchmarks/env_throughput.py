@@ -18,13 +18,22 @@ cost of an action depends on the position, as in Rummikub, whose solver makes
 late positions far dearer than early ones: its rates describe the stretch of
 play that ``--seconds`` covers.
 
+With ``--peer``, a peer's own throughput script (run in its own virtual
+environment, printing ``{"steps_per_s": ...}`` as its last line) is timed just
+before and just after the project's loops, and every Gymnasium rate is also
+given as a ratio to the peer's mean: on a shared machine the ratio is the
+number to read.
+
     python benchmarks/env_throughput.py --seconds 5 --games rummy500 --players 2 4 --json
+    python benchmarks/env_throughput.py --peer "peers/bin/python rlcard_gin_throughput.py 10"
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import shlex
+import subprocess
 import time
 from collections.abc import Callable
 
@@ -134,13 +143,29 @@ def measure(game: str, players: int, seconds: float, seed: int) -> dict[str, flo
             "aec_over_raw": best["aec"] / best["raw"], "actions_timed": steps["raw"]}
 
 
+def peer_rate(command: str) -> float:
+    """Steps per second that the peer's script reports (the last line of its output, JSON)."""
+    done = subprocess.run(shlex.split(command), capture_output=True, text=True, check=False)
+    lines = done.stdout.strip().splitlines()
+    if done.returncode != 0 or not lines:
+        raise SystemExit(f"the peer command {command!r} failed (exit {done.returncode}): {done.stderr.strip()[-500:]}")
+    try:
+        return float(json.loads(lines[-1])["steps_per_s"])
+    except (ValueError, KeyError, TypeError):
+        raise SystemExit(f"the peer command's last line is not JSON with steps_per_s: {lines[-1]!r}") from None
+
+
 def table(rows: list[dict]) -> str:
     header = ("game", "P", "raw act/s", "gym steps/s", "gym act/s", "aec steps/s", "aec/raw")
+    with_peer = "gym_over_peer" in rows[0]
+    header += ("gym/peer",) if with_peer else ()
     lines = [f"{header[0]:<15}{header[1]:>2}" + "".join(f"{h:>13}" for h in header[2:])]
     for r in rows:
         numbers = (r["raw_actions_per_s"], r["gym_steps_per_s"], r["gym_actions_per_s"], r["aec_steps_per_s"])
         lines.append(f"{r['game']:<15}{r['players']:>2}" + "".join(f"{x:>13,.0f}" for x in numbers)
-                     + f"{r['aec_over_raw']:>13.2f}")
+                     + f"{r['aec_over_raw']:>13.2f}" + (f"{r['gym_over_peer']:>13.2f}" if with_peer else ""))
+    if with_peer:
+        lines.append(f"peer: {rows[0]['peer_steps_per_s']:,.0f} steps/s (mean of a run before and one after)")
     return "\n".join(lines)
 
 
@@ -151,8 +176,15 @@ def main() -> None:
     parser.add_argument("--players", nargs="+", type=int, choices=(2, 3, 4), default=[2, 3, 4])
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", action="store_true", help="print the rows as JSON instead of a table")
+    parser.add_argument("--peer", help="command of a peer's throughput script, printing {\"steps_per_s\": ...} last")
     args = parser.parse_args()
+    before = peer_rate(args.peer) if args.peer else None
     rows = [measure(g, p, args.seconds, args.seed) for g in args.games for p in args.players]
+    if args.peer:
+        peer = (before + peer_rate(args.peer)) / 2
+        for row in rows:
+            row["peer_steps_per_s"] = peer
+            row["gym_over_peer"] = row["gym_steps_per_s"] / peer
     print(json.dumps(rows, indent=2) if args.json else table(rows))
 
 

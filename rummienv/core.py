@@ -68,6 +68,16 @@ class State(ABC):
     def view(self, player: int) -> dict[str, Any]:
         """What ``player`` may know, structured, for heuristic agents and renderers."""
 
+    def play_uniform(self, rng: np.random.Generator, seats: np.ndarray) -> None:
+        """Play uniformly random legal actions while a seat with ``seats[seat]`` set is to move.
+
+        The envs' random opponents. A game may override it with a compiled loop, which must draw the
+        same numbers from ``rng`` in the same way, so that a seed plays the same moves either way.
+        """
+        while not self.is_terminal() and seats[self.current_player]:
+            legal = self.legal_action_mask().nonzero()[0]
+            self.apply_action(int(legal[int(rng.random() * len(legal))]))
+
     def check_legal(self, action: int) -> None:
         """Raise a clear IllegalActionError unless ``action`` is legal now."""
         if self.is_terminal():

@@ -345,6 +345,28 @@ def test_same_seed_same_game_and_replay():
     assert sum(first.scores()) == 0 and max(first.totals) >= 300
 
 
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_compiled_random_moves_equal_the_generic_loop(players):
+    """The envs' random opponents run compiled; a seed must give the moves of the plain loop."""
+    from rummienv.core import State
+
+    game = Rummy500Game({"whole_game": True, "target_score": 200}, players)
+    random_seats = np.array([seat != 0 for seat in range(players)])
+    for seed in range(3):
+        fast, plain = game.new_initial_state(seed), game.new_initial_state(seed)
+        fast_rng, plain_rng = np.random.default_rng(seed), np.random.default_rng(seed)
+        while not plain.is_terminal():
+            fast.play_uniform(fast_rng, random_seats)
+            State.play_uniform(plain, plain_rng, random_seats)
+            assert fast.to_dict() == plain.to_dict()
+            if plain.is_terminal():
+                break
+            first_legal = int(np.flatnonzero(plain.legal_action_mask())[0])
+            fast.apply_action(first_legal)
+            plain.apply_action(first_legal)
+        assert fast.is_terminal() and fast.scores().tolist() == plain.scores().tolist()
+
+
 def test_clone_is_independent_and_round_trip_continues_identically():
     game = Rummy500Game({"whole_game": True, "target_score": 100})
     state = game.new_initial_state(11)

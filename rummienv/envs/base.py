@@ -74,6 +74,7 @@ class RummyEnv(gym.Env[Observation, int]):
         self.observation_space = observation_space(self.adapter)
         self.action_space = spaces.Discrete(self.adapter.num_actions)
         self.seat = self._fixed_seat or 0
+        self._random_seats = np.zeros(self.num_players, dtype=bool)  # seats played uniformly at random
         self._state: State | None = None
 
     @property
@@ -87,6 +88,8 @@ class RummyEnv(gym.Env[Observation, int]):
         super().reset(seed=seed)
         rng = self.np_random
         self.seat = self._fixed_seat if self._fixed_seat is not None else int(rng.integers(self.num_players))
+        self._random_seats = np.array([seat != self.seat and self._opponents[(seat - self.seat) % self.num_players - 1]
+                                       is None for seat in range(self.num_players)])
         for opponent in self._opponents:  # agents with chance of their own follow the env's seed
             if hasattr(opponent, "reseed"):
                 opponent.reseed(int(rng.integers(2**63)))
@@ -141,15 +144,13 @@ class RummyEnv(gym.Env[Observation, int]):
             seat = state.current_player
             if seat == me or seat < 0:
                 return
-            mask = state.legal_action_mask()
             opponent = self._opponents[(seat - me) % self.num_players - 1]
             if opponent is None:
-                legal = mask.nonzero()[0]
-                state.apply_action(int(legal[int(rng.random() * len(legal))]))
+                state.play_uniform(rng, self._random_seats)
                 continue
             if getattr(opponent, "reads_view", False):
                 opponent.observe(state.view(seat))
-            action = opponent.act(state.observation(seat), mask.copy())
+            action = opponent.act(state.observation(seat), state.legal_action_mask().copy())
             try:
                 state.apply_action(action_index(action))
             except IllegalActionError as exc:

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from rummienv.cards import CARD_STRINGS, CARD_VALUES, NUM_CARDS
+from rummienv.cards import CARD_STRINGS, NUM_CARDS
 from rummienv.core import State
 from rummienv.errors import IllegalActionError, RulesError
 from rummienv.rules import Rummy500Rules, make_rules
@@ -32,7 +32,7 @@ from rummienv.rummy500 import actions as act
 from rummienv.rummy500 import board as bd
 from rummienv.rummy500.describe import public_dict, state_to_dict
 from rummienv.rummy500.explain import why_illegal
-from rummienv.rummy500.kernels import fill_mask, play
+from rummienv.rummy500.kernels import fill_mask, hand_points, play, play_drawn
 from rummienv.rummy500.observation import fill_observation, layout_offsets, observation_layout
 
 PHASES = ("draw", "meld", "discard")
@@ -182,6 +182,17 @@ class Rummy500State(State):
         if play(self._board, action, self._free_top):
             self._end_hand()
 
+    def play_uniform(self, rng: np.random.Generator, seats: np.ndarray) -> None:
+        """``State.play_uniform`` with each move's mask, pick and play in one compiled call."""
+        board, more = self._board, not self.is_terminal() and seats[self.current_player]
+        while more:
+            action, hand_over, more = play_drawn(board, self._free_top, rng.random(), seats)
+            self._history.append(int(action))
+            self._mask = None
+            if hand_over:
+                self._end_hand()
+                more = not self.is_terminal() and seats[self.current_player]
+
     def _end_hand(self) -> None:
         """F11 into the totals; then F12: stop, or deal the next hand from the dealer's left."""
         self._totals += self.hand_points()
@@ -201,12 +212,7 @@ class Rummy500State(State):
 
     def hand_points(self) -> np.ndarray:
         """F11 for the hand in progress: value laid on the table minus value held."""
-        board = self._board
-        owner = board[bd.OWNER : bd.OWNER + NUM_CARDS]
-        laid = owner >= 0
-        value = board[bd.VALUE : bd.VALUE + NUM_CARDS]
-        table = np.bincount(owner[laid], weights=value[laid], minlength=self.num_players)
-        return table.astype(np.int64) - bd.hands(board) @ CARD_VALUES
+        return hand_points(self._board)
 
     def scores(self) -> np.ndarray:
         """The hand's points (F11); in a whole game the F12 payouts once it is over, else 0."""
