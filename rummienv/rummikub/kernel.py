@@ -716,11 +716,13 @@ def _mask_passes(lo, hi, jlo, jhi, doubt, weight, ht, ws_stamp, s_key, s_val, s_
     """The used-type bits and whether a joker more fits, over every legal layout; and whether the store sufficed.
 
     A first pass with no joker standing in for a piece is small and often shows every type in ``doubt`` to
-    fit; otherwise the exact pass follows, comparing states only on the types still in doubt.
+    fit; then one with at most one joker standing in, still far smaller than the exact pass that follows if
+    types remain in doubt. Each pass compares states only on the types still in doubt.
     """
     bits = np.uint64(0)
     joker_more = False
-    for jcap in (0, jhi):
+    jcap = 0
+    while True:
         top = forward(lo, hi, jhi, weight, True, ht, ws_stamp, s_key, s_val, s_bits, s_parent, s_opt,
                            layer_start, skip, jcap, NO_FLOOR, 0, bits, False, 0, fixed)
         if top < 0:
@@ -729,8 +731,9 @@ def _mask_passes(lo, hi, jlo, jhi, doubt, weight, ht, ws_stamp, s_key, s_val, s_
                                                   s_bits)
         bits |= more_bits
         joker_more = joker_more or more_joker
-        if jcap == jhi or (doubt & ~bits == 0 and (joker_more or jhi == jlo)):
+        if jcap >= jhi or (doubt & ~bits == 0 and (joker_more or jhi == jlo)):
             break
+        jcap = 1 if jcap == 0 else jhi
     return bits, joker_more, True
 
 

@@ -20,6 +20,7 @@ Counts are scaled to about [0, 1] so a network needs no input normalisation.
 
 from __future__ import annotations
 
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -31,10 +32,13 @@ if TYPE_CHECKING:
 
 _SCALE = np.full(NUM_TYPES, 0.5, dtype=np.float32)
 _SCALE[JOKER] = 0.25
+_COUNTS_SCALE = np.concatenate([_SCALE] * 3)  # rack, staged and table, which come first
 
 
+@cache
 def layout(num_players: int) -> dict[str, slice]:
-    """Named slices of the observation vector (``env.unwrapped.observation_layout``)."""
+    """Named slices of the observation vector (``env.unwrapped.observation_layout``); callers must not
+    change the dict."""
     sizes = [("rack", NUM_TYPES), ("staged", NUM_TYPES), ("table", NUM_TYPES), ("table_jokers", NUMBERS),
              ("rack_sizes", num_players), ("opened", num_players), ("totals", num_players),
              ("pool", 1), ("passes", 1), ("phase", 2)]
@@ -49,19 +53,28 @@ def size(num_players: int) -> int:
     return layout(num_players)["phase"].stop
 
 
+@cache
+def _seats(num_players: int, player: int) -> np.ndarray:
+    return (player + np.arange(num_players)) % num_players
+
+
 def encode(state: RummikubState, player: int) -> np.ndarray:
+    """Written part by part into one buffer: the envs encode on every step."""
     p = state.num_players
-    seats = [(player + i) % p for i in range(p)]
+    seats = _seats(p, player)
     parts = layout(p)
     obs = np.zeros(size(p), dtype=np.float32)
-    obs[parts["rack"]] = state.racks[player] * _SCALE
+    obs[:NUM_TYPES] = state.racks[player]
     if player == state.current_player:
-        obs[parts["staged"]] = state.staged * _SCALE
-    obs[parts["table"]] = state.table_counts() * _SCALE
+        obs[NUM_TYPES:2 * NUM_TYPES] = state.staged
+    obs[2 * NUM_TYPES:3 * NUM_TYPES] = state.table
+    obs[3 * NUM_TYPES - 1] += state.fixed.sum()  # every table joker, fixed or free
+    obs[:3 * NUM_TYPES] *= _COUNTS_SCALE
     obs[parts["table_jokers"]] = state.fixed[1:] * 0.25
     obs[parts["rack_sizes"]] = state.racks[seats].sum(axis=1) / 30.0
     obs[parts["opened"]] = state.opened[seats]
-    obs[parts["totals"]] = [float(state.totals[s]) / 200.0 for s in seats]
+    totals = state.totals
+    obs[parts["totals"]] = [float(totals[s]) / 200.0 for s in seats.tolist()]
     obs[parts["pool"]] = len(state.pool) / 106.0
     obs[parts["passes"]] = state.passes / p
     obs[parts["phase"].start + (1 if state.staged.any() else 0)] = 1.0
