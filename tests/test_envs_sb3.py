@@ -10,9 +10,10 @@ import rummienv  # noqa: F401  (registers the ids)
 sb3_contrib = pytest.importorskip("sb3_contrib")
 
 
-def test_maskable_ppo_runs_on_rummy500():
+def test_maskable_ppo_runs_on_rummy500(tmp_path, monkeypatch):
     import torch
 
+    monkeypatch.setenv("SB3_LOGDIR", str(tmp_path))  # its logger makes a folder, by default in the temp dir
     torch.set_num_threads(1)
     env = gym.make("rummienv/Rummy500-v0", num_players=2, seat="random")
     model = sb3_contrib.MaskablePPO("MultiInputPolicy", env, n_steps=512, batch_size=128, n_epochs=2,
