@@ -712,23 +712,24 @@ def path(index, s_parent, s_opt, skip, steps, out):
 
 @njit(cache=True)
 def _mask_passes(lo, hi, jlo, jhi, doubt, weight, ht, ws_stamp, s_key, s_val, s_bits, s_parent, s_opt, layer_start,
-                 skip, fixed):
+                 skip, fixed, valued, threshold):
     """The used-type bits and whether a joker more fits, over every legal layout; and whether the store sufficed.
 
     A first pass with no joker standing in for a piece is small and often shows every type in ``doubt`` to
     fit; then one with at most one joker standing in, still far smaller than the exact pass that follows if
-    types remain in doubt. Each pass compares states only on the types still in doubt.
+    types remain in doubt. Each pass compares states only on the types still in doubt. An opening
+    (``valued``) carries its value laid in the state, and only layouts reaching ``threshold`` count.
     """
     bits = np.uint64(0)
     joker_more = False
     jcap = 0
     while True:
         top = forward(lo, hi, jhi, weight, True, ht, ws_stamp, s_key, s_val, s_bits, s_parent, s_opt,
-                           layer_start, skip, jcap, NO_FLOOR, 0, bits, False, 0, fixed)
+                      layer_start, skip, jcap, NO_FLOOR, 0, bits, valued, threshold, fixed)
         if top < 0:
             return bits, joker_more, False
-        _, more_bits, more_joker = summarise(layer_start[65], layer_start[66], jlo, jhi, 1, 0, s_key, s_val,
-                                                  s_bits)
+        _, more_bits, more_joker = summarise(layer_start[65], layer_start[66], jlo, jhi, 1, threshold, s_key,
+                                             s_val, s_bits)
         bits |= more_bits
         joker_more = joker_more or more_joker
         if jcap >= jhi or (doubt & ~bits == 0 and (joker_more or jhi == jlo)):
@@ -752,76 +753,22 @@ def _bounds(table, rack, staged):
 
 
 @njit(cache=True)
-def opened_mask(table, rack, staged, fixed, weight, ht, ws_stamp, s_key, s_val, s_bits, s_parent, s_opt, layer_start,
-                skip):
-    """The whole mask of an opened position in one compiled call (the env asks it every step).
+def mask(table, rack, staged, fixed, weight, valued, threshold, ht, ws_stamp, s_key, s_val, s_bits, s_parent,
+         s_opt, layer_start, skip):
+    """The whole mask of a position in one compiled call (the env asks it every step): of an opened player
+    (the table given), or of an opening (``valued``, an empty table: the rack alone, in valid sets, worth
+    ``threshold`` or more, T4/K3).
 
     Returns the 53 mask bools and whether the store sufficed.
     """
     lo, hi, jlo, jhi, doubt = _bounds(table, rack, staged)
     out = np.zeros(53, dtype=np.bool_)
     bits, joker_more, ok = _mask_passes(lo, hi, jlo, jhi, doubt, weight, ht, ws_stamp, s_key, s_val, s_bits,
-                                        s_parent, s_opt, layer_start, skip, fixed)
+                                        s_parent, s_opt, layer_start, skip, fixed, valued, threshold)
     for t in range(52):
         out[t] = (bits >> np.uint64(t)) & np.uint64(1)
     out[52] = joker_more
     return out, ok
-
-
-@njit(cache=True)
-def _opening_holds(t, lo, hi, jlo, jhi, threshold, points, out, ht, ws_stamp, s_key, s_val, s_bits, s_parent,
-                   s_opt, layer_start, skip, path_buf, used):
-    """Whether an opening holds one more ``t`` (-1: nothing more, 52: a joker): the most valuable play that
-    does, searched with the threshold as a floor. Marks every type that play holds beyond the staged pieces
-    in ``out``; returns the pass's store index (-1: none reaches the threshold, -2: overflow)."""
-    jl = jlo + (1 if t == 52 else 0)
-    if 0 <= t < 52:
-        lo[t] += 1
-    best, value = one_pass(lo, hi, jl, jhi, points, 0, ht, ws_stamp, s_key, s_val, s_bits, s_parent, s_opt,
-                           layer_start, skip, jhi, threshold, 13 * jhi, True, 0, np.zeros(14, dtype=np.int64))
-    if best >= 0 and value < threshold:
-        best = -1
-    if best >= 0:
-        used_pieces(best, lo, hi, jl, 0, s_key, s_parent, s_opt, skip, path_buf, used)
-        for u in range(52):
-            if used[u] > lo[u] or (u == t and used[u] == lo[u]):
-                out[u] = True
-        if used[52] > jlo:
-            out[52] = True
-    if 0 <= t < 52:
-        lo[t] -= 1
-    return best
-
-
-@njit(cache=True)
-def opening_mask(rack, staged, threshold, points, ht, ws_stamp, s_key, s_val, s_bits, s_parent, s_opt,
-                 layer_start, skip, path_buf):
-    """The whole mask of an opening (T4/K3: the rack alone, in valid sets, worth ``threshold`` or more).
-
-    Most racks cannot open at all: the most valuable play, searched with the threshold as a floor, says so
-    or shows every type it holds to fit. Then the mask without the threshold, a superset, is cheap; each
-    type in it not yet shown to fit is asked once, by the most valuable play that holds one more of it.
-    Returns the 53 mask bools and whether the store sufficed.
-    """
-    lo, hi, jlo, jhi, doubt = _bounds(np.zeros(53, dtype=np.int64), rack, staged)
-    out = np.zeros(53, dtype=np.bool_)
-    used = np.zeros(53, dtype=np.int64)
-    best = _opening_holds(-1, lo, hi, jlo, jhi, threshold, points, out, ht, ws_stamp, s_key, s_val, s_bits,
-                          s_parent, s_opt, layer_start, skip, path_buf, used)
-    if best < 0:
-        return out, best != -2
-    bits, joker_more, ok = _mask_passes(lo, hi, jlo, jhi, doubt, points, ht, ws_stamp, s_key, s_val, s_bits,
-                                        s_parent, s_opt, layer_start, skip, np.zeros(14, dtype=np.int64))
-    if not ok:
-        return out, False
-    for t in range(53):
-        if out[t] or not (joker_more if t == 52 else (bits >> np.uint64(t)) & np.uint64(1)):
-            continue
-        best = _opening_holds(t, lo, hi, jlo, jhi, threshold, points, out, ht, ws_stamp, s_key, s_val, s_bits,
-                              s_parent, s_opt, layer_start, skip, path_buf, used)
-        if best == -2:
-            return out, False
-    return out, True
 
 
 @njit(cache=True)

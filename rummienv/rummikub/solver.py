@@ -44,6 +44,7 @@ class _Workspace:
 _WS: _Workspace | None = None
 _NO_FIXED = np.zeros(NUMBERS + 1, dtype=np.int64)
 _NO_STAGED = np.zeros(NUM_TYPES, dtype=np.int64)
+_NO_TABLE = _NO_STAGED
 _TILE_WEIGHT = np.ones(52, dtype=np.int64)
 _POINT_WEIGHT = np.tile(np.arange(1, NUMBERS + 1, dtype=np.int64), 4)
 
@@ -124,21 +125,16 @@ def _one_pass(p: _Problem, weight: np.ndarray, joker_weight: int, jcap: int, flo
 
 def legal_mask(table, rack, staged=None, *, fixed=None, opened: bool = True, threshold: int = 30) -> np.ndarray:
     """``mask[t]``: some legal play holds everything staged plus one more ``t`` (53 bools)."""
-    if opened:
-        # one compiled call: the Python around it cost more than a small position's solve
-        ws = _workspace()
-        mask, ok = kernel.opened_mask(np.asarray(table, dtype=np.int64), np.asarray(rack, dtype=np.int64),
-                                      _NO_STAGED if staged is None else np.asarray(staged, dtype=np.int64),
-                                      _NO_FIXED if fixed is None else np.asarray(fixed, dtype=np.int64), _TILE_WEIGHT,
-                                      ws.ht, ws.stamp, ws.key, ws.val, ws.bits, ws.parent, ws.opt, ws.layer, ws.skip)
-        if not ok:
-            raise _overflow()
-        return mask
+    # one compiled call: the Python around it cost more than a small position's solve
     ws = _workspace()
-    mask, ok = kernel.opening_mask(np.asarray(rack, dtype=np.int64),
-                                   _NO_STAGED if staged is None else np.asarray(staged, dtype=np.int64),
-                                   min(threshold, 255), _POINT_WEIGHT, ws.ht, ws.stamp, ws.key, ws.val, ws.bits,
-                                   ws.parent, ws.opt, ws.layer, ws.skip, ws.path)
+    if opened:
+        table, weight, valued, threshold = np.asarray(table, dtype=np.int64), _TILE_WEIGHT, False, 0
+    else:  # T4/K3: the rack alone, worth the threshold
+        table, fixed, weight, valued, threshold = _NO_TABLE, None, _POINT_WEIGHT, True, min(threshold, 255)
+    mask, ok = kernel.mask(table, np.asarray(rack, dtype=np.int64),
+                           _NO_STAGED if staged is None else np.asarray(staged, dtype=np.int64),
+                           _NO_FIXED if fixed is None else np.asarray(fixed, dtype=np.int64), weight, valued,
+                           threshold, ws.ht, ws.stamp, ws.key, ws.val, ws.bits, ws.parent, ws.opt, ws.layer, ws.skip)
     if not ok:
         raise _overflow()
     return mask
