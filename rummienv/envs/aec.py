@@ -82,7 +82,9 @@ class RummyAECEnv(AECEnv):
 
     def observe(self, agent: str) -> Observation:
         seat, state = self._seat_of[agent], self._live_state()
-        mask = state.legal_action_mask() if seat == state.current_player else self._no_moves
+        # the agent selected is the seat to move until the game ends, when every agent is terminated
+        to_move = agent == self.agent_selection and not self.terminations[agent]
+        mask = state.legal_action_mask() if to_move else self._no_moves
         return {"observation": state.observation(seat), "action_mask": mask.copy()}
 
     def step(self, action: int | None) -> None:
