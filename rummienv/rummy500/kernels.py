@@ -315,9 +315,9 @@ def fill_mask(out, board, free_top):
 def play_drawn(board, free_top, draw, seats):
     """Play the legal action that a uniform ``draw`` in [0, 1) picks, as ``State.play_uniform`` picks it.
 
-    The envs' random opponents: mask, pick and move in one compiled call, which costs less than the
-    Python around three. Returns the action, whether it ended the hand, and whether the seat to move
-    next is one of ``seats`` (a random one too).
+    The envs' random opponents: mask, pick and move in one compiled call rather than three, since the
+    Python around each call costs more than the move. Returns the action, whether it ended the hand, and
+    whether the seat to move next is one of ``seats`` (a random one too).
     """
     mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
     fill_mask(mask, board, free_top)
