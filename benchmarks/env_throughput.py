@@ -25,7 +25,7 @@ given as a ratio to the peer's mean: on a shared machine the ratio is the
 number to read.
 
     python benchmarks/env_throughput.py --seconds 5 --games rummy500 --players 2 4 --json
-    python benchmarks/env_throughput.py --peer "peers/bin/python rlcard_gin_throughput.py 10"
+    python benchmarks/env_throughput.py --peer "peers/bin/python benchmarks/peer_rlcard_gin.py 10"
 """
 
 from __future__ import annotations
