@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from rummienv.cards import CARD_STRINGS
+from rummienv.core import State
 from rummienv.rummy500 import NUM_ACTIONS, Rummy500Game, load_state
 
 RANKS = "A23456789TJQK"
@@ -348,8 +349,6 @@ def test_same_seed_same_game_and_replay():
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_compiled_random_moves_equal_the_generic_loop(players):
     """The envs' random opponents run compiled; a seed must give the moves of the plain loop."""
-    from rummienv.core import State
-
     game = Rummy500Game({"whole_game": True, "target_score": 200}, players)
     random_seats = np.array([seat != 0 for seat in range(players)])
     for seed in range(3):

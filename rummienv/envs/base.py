@@ -88,8 +88,8 @@ class RummyEnv(gym.Env[Observation, int]):
         super().reset(seed=seed)
         rng = self.np_random
         self.seat = self._fixed_seat if self._fixed_seat is not None else int(rng.integers(self.num_players))
-        self._random_seats = np.array([seat != self.seat and self._opponents[(seat - self.seat) % self.num_players - 1]
-                                       is None for seat in range(self.num_players)])
+        self._random_seats = np.array([seat != self.seat and self._opponent_at(seat) is None
+                                       for seat in range(self.num_players)])
         for opponent in self._opponents:  # agents with chance of their own follow the env's seed
             if hasattr(opponent, "reseed"):
                 opponent.reseed(int(rng.integers(2**63)))
@@ -138,13 +138,17 @@ class RummyEnv(gym.Env[Observation, int]):
             raise gym.error.ResetNeeded("the episode is over; call reset()")
         return state
 
+    def _opponent_at(self, seat: int) -> Any:
+        """The opponent playing ``seat`` (None: uniformly random), counted from the learner's left."""
+        return self._opponents[(seat - self.seat) % self.num_players - 1]
+
     def _play_opponents(self) -> None:
         state, me, rng = self._state, self.seat, self.np_random
         while True:
             seat = state.current_player
             if seat == me or seat < 0:
                 return
-            opponent = self._opponents[(seat - me) % self.num_players - 1]
+            opponent = self._opponent_at(seat)
             if opponent is None:
                 state.play_uniform(rng, self._random_seats)
                 continue

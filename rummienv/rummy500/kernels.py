@@ -310,7 +310,6 @@ def fill_mask(out, board, free_top):
             out[DISCARD + card] = 1
 
 
-
 @njit(cache=True)
 def play_drawn(board, free_top, draw, seats):
     """Play the legal action that a uniform ``draw`` in [0, 1) picks, as ``State.play_uniform`` picks it.

@@ -185,14 +185,14 @@ class Rummy500State(State):
 
     def play_uniform(self, rng: np.random.Generator, seats: np.ndarray) -> None:
         """``State.play_uniform`` with each move's mask, pick and play in one compiled call."""
-        board, more = self._board, not self.is_terminal() and seats[self.current_player]
-        while more:
-            action, hand_over, more = play_drawn(board, self._free_top, rng.random(), seats)
-            self._history.append(int(action))
+        while not self.is_terminal() and seats[self.current_player]:
+            hand_over, more = False, True
+            while more:  # one stretch of random moves within a hand
+                action, hand_over, more = play_drawn(self._board, self._free_top, rng.random(), seats)
+                self._history.append(int(action))
             self._mask = None
             if hand_over:
                 self._end_hand()
-                more = not self.is_terminal() and seats[self.current_player]
 
     def _end_hand(self) -> None:
         """F11 into the totals; then F12: stop, or deal the next hand from the dealer's left."""
