@@ -59,6 +59,11 @@ def tiles_of(counts: np.ndarray) -> list[int]:
     return np.repeat(np.arange(NUM_TYPES), counts.astype(np.int64)).tolist()
 
 
+def counts_text(counts: np.ndarray) -> str:
+    """A count vector in notation (``r4 r5 J``), for messages a person reads."""
+    return " ".join(tile_name(t) for t in tiles_of(counts)) or "-"
+
+
 def number_of(index: int) -> int:
     return index % NUMBERS + 1
 

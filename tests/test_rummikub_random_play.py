@@ -1,7 +1,8 @@
 """Random legal play of whole Rummikub rounds through the full state API.
 
 Random play reaches positions no scripted test thinks of. At every step the mask
-must offer something (no dead end); at sampled steps every legal action must
+must offer something (no dead end) and equal the mask asked afresh (the state's
+answers come from what the turn learnt); at sampled steps every legal action must
 apply; pieces are conserved throughout; scores are zero-sum; positions
 round-trip. ``RUMMIENV_RANDOM_GAMES`` sets how many rounds (the default keeps the
 suite short; the solver's speed with jokers on the table sets the cost).
@@ -15,6 +16,7 @@ import numpy as np
 import pytest
 
 from rummienv.rummikub import RummikubGame, load_state
+from rummienv.rummikub.mask_reference import reference_mask
 from rummienv.rummikub.sets import set_numbers
 from rummienv.rummikub.state import full_set
 
@@ -53,6 +55,7 @@ def test_random_legal_play(config):
         while not state.is_terminal():
             legal = state.legal_actions()
             assert legal, f"dead end at step {step}: {state.to_dict()}"
+            assert np.array_equal(state.legal_action_mask(), reference_mask(state)), state.to_dict()
             if step % 17 == 0:
                 for action in legal:
                     state.clone().apply_action(action)

@@ -23,6 +23,7 @@ import bruteforce as bf
 import positions as ps
 
 from rummienv.rummikub import solver
+from rummienv.rummikub.turn_memory import TurnMemory
 
 JOKER = 52
 CONFIGS = {
@@ -125,6 +126,37 @@ def test_solver_matches_bruteforce(chunk):
         for p in tries:
             want = bf.is_legal_play(table, rack, p, **opts)
             assert solver.is_legal_play(table, np.array(p), **opts) == want, f"play {bf.names(p)}: {where}"
+
+
+def _mask_of(plays: list[tuple[int, ...]], staged: np.ndarray) -> np.ndarray:
+    """The brute-force mask: the types one more of which some legal play holding ``staged`` has."""
+    mask = np.zeros(53, dtype=bool)
+    for p in plays:
+        p = np.array(p)
+        if np.all(p >= staged):
+            mask |= p > staged
+    return mask
+
+
+@pytest.mark.parametrize("chunk", range(5))
+def test_turn_memory_matches_bruteforce_along_a_turn(chunk):
+    """A turn's masks, answered from what the turn learnt, equal brute force at every piece staged, also
+    when a piece staged rules others out, and when the staged pieces go back (a new turn of the same rack)."""
+    rng = np.random.default_rng(100 + chunk)
+    for name, i, pos in CASES[chunk::5]:
+        table, rack, staged = (pos[k].astype(np.int64) for k in ("table", "rack", "staged"))
+        opts = dict(fixed=pos["fixed"].astype(np.int64), opened=pos["opened"], threshold=pos["threshold"])
+        plays = bf.legal_plays(table, rack, np.zeros(53, dtype=np.int64), **opts)
+        memory = TurnMemory()
+        for start in (staged, np.zeros(53, dtype=np.int64)):
+            staged = start.copy()
+            while True:
+                where = f"{name} #{i}, staged {bf.names(staged)}: {ps.describe(pos)}"
+                mask = memory.legal_mask(table, rack, staged, **opts)
+                assert np.array_equal(mask, _mask_of(plays, staged)), where
+                if not mask.any():
+                    break
+                staged[rng.choice(np.flatnonzero(mask))] += 1
 
 
 # Runs headed by jokers fixed to their numbers (K5), alone or after a free joker, and fixed jokers that

@@ -663,6 +663,17 @@ def forward(lo, hi, jhi, weight, by_bits, ht, ws_stamp, s_key, s_val, s_bits, s_
     return top
 
 
+@njit(cache=True, inline="always")
+def _accepts(key, jlo, threshold):
+    """A finished layout: no run left shorter than three, room for every joker that must go down, and (an
+    opening) the threshold reached."""
+    for c in range(4):
+        pair = (key >> (4 * c)) & 15
+        if PAIRS[pair, 0] in (1, 2) or PAIRS[pair, 1] in (1, 2):
+            return False
+    return ((key >> _F_R) & 7) >= jlo and ((key >> _F_V) & 255) >= threshold
+
+
 @njit(cache=True)
 def summarise(begin, end, jlo, jhi, joker_weight, threshold, s_key, s_val, s_bits):
     """Best finished layout (objective with its jokers), used-type bits, whether a joker more fits."""
@@ -672,15 +683,10 @@ def summarise(begin, end, jlo, jhi, joker_weight, threshold, s_key, s_val, s_bit
     joker_more = False
     for i in range(begin, end):
         key = s_key[i]
-        ok = True
-        for c in range(4):
-            pair = (key >> (4 * c)) & 15
-            if PAIRS[pair, 0] in (1, 2) or PAIRS[pair, 1] in (1, 2):
-                ok = False
+        if not _accepts(key, jlo, threshold):
+            continue
         jused = (key >> _F_J) & 7
         rcap = (key >> _F_R) & 7
-        if not ok or rcap < jlo or ((key >> _F_V) & 255) < threshold:
-            continue
         bits |= s_bits[i]
         if rcap > jlo:
             joker_more = True
@@ -711,9 +717,41 @@ def path(index, s_parent, s_opt, skip, steps, out):
 
 
 @njit(cache=True)
-def _mask_passes(lo, hi, jlo, jhi, doubt, weight, ht, ws_stamp, s_key, s_val, s_bits, s_parent, s_opt, layer_start,
-                 skip, fixed, valued, threshold):
-    """The used-type bits and whether a joker more fits, over every legal layout; and whether the store sufficed.
+def _record_witnesses(best, lo, jlo, threshold, doubt, covered, s_key, s_bits, s_parent, s_opt, layer_start, skip,
+                      order, path_buf, wit, nwit):
+    """Keep finished layouts of the last pass as witnesses: rows of ``wit`` holding the pieces of each
+    numbered type the layout uses (table and staged ones included), its jokers placed and its room R.
+
+    The best layout is kept, and any other that used a type in ``doubt`` no witness holds yet. A later
+    question whose bounds a witness meets is answered by it without a pass. Returns (witnesses, types held).
+    """
+    for i in range(layer_start[65], layer_start[66]):
+        if nwit >= wit.shape[0]:
+            break
+        if (i != best and (s_bits[i] & doubt & ~covered) == 0) or not _accepts(s_key[i], jlo, threshold):
+            continue
+        if path(i, s_parent, s_opt, skip, 65, path_buf) != 65:
+            continue
+        step = 0
+        for n in range(13):
+            for kc in range(4):
+                t = order[n, kc] * 13 + n
+                wit[nwit, t] = (path_buf[step] >> 10) & 7
+                if wit[nwit, t] > lo[t]:
+                    covered |= np.uint64(1) << np.uint64(t)
+                step += 1
+            step += 1
+        wit[nwit, 52] = (s_key[i] >> _F_J) & 7
+        wit[nwit, 53] = (s_key[i] >> _F_R) & 7
+        nwit += 1
+    return nwit, covered
+
+
+@njit(cache=True)
+def _mask_passes(lo, hi, jlo, jhi, doubt, joker_doubt, weight, ht, ws_stamp, s_key, s_val, s_bits, s_parent, s_opt,
+                 layer_start, skip, fixed, valued, threshold, path_buf, wit, nwit):
+    """Which types of ``doubt`` fit in some legal layout, and (if ``joker_doubt``) whether a joker more fits;
+    whether the store sufficed; and the witnesses kept (``_record_witnesses``, until ``wit`` is full).
 
     A first pass with no joker standing in for a piece is small and often shows every type in ``doubt`` to
     fit; then one with at most one joker standing in, still far smaller than the exact pass that follows if
@@ -723,19 +761,24 @@ def _mask_passes(lo, hi, jlo, jhi, doubt, weight, ht, ws_stamp, s_key, s_val, s_
     bits = np.uint64(0)
     joker_more = False
     jcap = 0
+    order = colour_order(lo, hi)
+    covered = np.uint64(0)
     while True:
         top = forward(lo, hi, jhi, weight, True, ht, ws_stamp, s_key, s_val, s_bits, s_parent, s_opt,
-                      layer_start, skip, jcap, NO_FLOOR, 0, bits, valued, threshold, fixed)
+                      layer_start, skip, jcap, NO_FLOOR, 0, bits | ~doubt, valued, threshold, fixed)
         if top < 0:
-            return bits, joker_more, False
-        _, more_bits, more_joker = summarise(layer_start[65], layer_start[66], jlo, jhi, 1, threshold, s_key,
-                                             s_val, s_bits)
-        bits |= more_bits
+            return bits, joker_more, False, nwit
+        best, more_bits, more_joker = summarise(layer_start[65], layer_start[66], jlo, jhi, 1, threshold, s_key,
+                                                s_val, s_bits)
+        bits |= more_bits & doubt
         joker_more = joker_more or more_joker
-        if jcap >= jhi or (doubt & ~bits == 0 and (joker_more or jhi == jlo)):
+        if best >= 0 and nwit < wit.shape[0]:
+            nwit, covered = _record_witnesses(best, lo, jlo, threshold, doubt, covered, s_key, s_bits, s_parent,
+                                              s_opt, layer_start, skip, order, path_buf, wit, nwit)
+        if jcap >= jhi or (doubt & ~bits == 0 and (joker_more or not joker_doubt)):
             break
         jcap = 1 if jcap == 0 else jhi
-    return bits, joker_more, True
+    return bits, joker_more, True, nwit
 
 
 @njit(cache=True)
@@ -754,8 +797,8 @@ def _bounds(table, rack, staged):
 
 @njit(cache=True)
 def mask(table, rack, staged, fixed, weight, valued, threshold, ht, ws_stamp, s_key, s_val, s_bits, s_parent,
-         s_opt, layer_start, skip):
-    """The whole mask of a position in one compiled call (the env asks it every step): of an opened player
+         s_opt, layer_start, skip, path_buf):
+    """The whole mask of a position in one compiled call, asking every question afresh: of an opened player
     (the table given), or of an opening (``valued``, an empty table: the rack alone, in valid sets, worth
     ``threshold`` or more, T4/K3).
 
@@ -763,12 +806,99 @@ def mask(table, rack, staged, fixed, weight, valued, threshold, ht, ws_stamp, s_
     """
     lo, hi, jlo, jhi, doubt = _bounds(table, rack, staged)
     out = np.zeros(53, dtype=np.bool_)
-    bits, joker_more, ok = _mask_passes(lo, hi, jlo, jhi, doubt, weight, ht, ws_stamp, s_key, s_val, s_bits,
-                                        s_parent, s_opt, layer_start, skip, fixed, valued, threshold)
+    bits, joker_more, ok, _ = _mask_passes(lo, hi, jlo, jhi, doubt, jhi > jlo, weight, ht, ws_stamp, s_key, s_val,
+                                           s_bits, s_parent, s_opt, layer_start, skip, fixed, valued, threshold,
+                                           path_buf, np.zeros((0, 54), dtype=np.int64), 0)
     for t in range(52):
         out[t] = (bits >> np.uint64(t)) & np.uint64(1)
     out[52] = joker_more
     return out, ok
+
+
+@njit(cache=True, inline="always")
+def _could_fit(t, hi, jhi):
+    """A necessary condition for a piece of type ``t`` to lie in any valid set of ``hi`` and ``jhi`` free
+    jokers (no joker fixed to a number): enough other colours at its number for a group, or enough
+    neighbours of its colour for a run, with the jokers filling what is missing."""
+    if jhi >= 2:
+        return True
+    n = t % 13
+    base = t - n
+    others = 0
+    for c in range(4):
+        if c * 13 != base and hi[c * 13 + n] > 0:
+            others += 1
+    if others + jhi >= 2:
+        return True
+    for start in range(max(n - 2, 0), min(n, 10) + 1):  # runs of three holding n
+        missing = 0
+        for m in range(start, start + 3):
+            if m != n and hi[base + m] == 0:
+                missing += 1
+        if missing <= jhi:
+            return True
+    return False
+
+
+@njit(cache=True, inline="always")
+def _witness_holds(row, lo, jlo, extra):
+    """Witness ``row`` holds at least ``lo`` (and ``jlo`` jokers), plus one more of ``extra`` (-1: nothing)."""
+    for t in range(52):
+        if row[t] < lo[t] + (1 if t == extra else 0):
+            return False
+    return row[53] >= jlo + (1 if extra == 52 else 0)
+
+
+@njit(cache=True)
+def turn_mask(table, rack, staged, fixed, valued, threshold, candidates, wit, nwit, ht, ws_stamp, s_key,
+              s_val, s_bits, s_parent, s_opt, layer_start, skip, path_buf):
+    """The mask of a position given what the turn has learnt so far; returns (53 bools, store sufficed,
+    witnesses kept).
+
+    ``candidates`` (53 bools) is a superset of the answer: the last mask of the turn, since a play that holds
+    one more staged piece holds everything staged before. ``wit[:nwit]`` are legal layouts of this table and
+    rack found earlier in the turn; one that holds everything staged plus a piece proves that piece without
+    a search. Witnesses that no longer hold the staged pieces never will again and are dropped. Types no
+    set could hold are ruled out by ``_could_fit``; only the rest go to the passes, which compare states on
+    those types alone and add the layouts they find to the witnesses.
+    """
+    lo, hi, jlo, jhi, _ = _bounds(table, rack, staged)
+    kept = 0
+    for k in range(nwit):
+        if _witness_holds(wit[k], lo, jlo, -1):
+            wit[kept] = wit[k]
+            kept += 1
+    has_fixed = False
+    for n in range(1, 14):
+        if fixed[n] > 0:
+            has_fixed = True
+    out = np.zeros(53, dtype=np.bool_)
+    doubt = np.uint64(0)
+    for t in range(53):
+        if not candidates[t] or rack[t] <= staged[t]:
+            continue
+        for k in range(kept):
+            if _witness_holds(wit[k], lo, jlo, t):
+                out[t] = True
+                break
+        if out[t] or t == 52:
+            continue
+        if has_fixed or _could_fit(t, hi, jhi):
+            doubt |= np.uint64(1) << np.uint64(t)
+    joker_doubt = candidates[52] and rack[52] > staged[52] and not out[52]
+    if doubt == 0 and not joker_doubt:
+        return out, True, kept
+    # each stored state keeps its path with the most pieces: the witnesses hold as many types as they can
+    weight = np.ones(52, dtype=np.int64)
+    bits, joker_more, ok, kept = _mask_passes(lo, hi, jlo, jhi, doubt, joker_doubt, weight, ht, ws_stamp, s_key,
+                                              s_val, s_bits, s_parent, s_opt, layer_start, skip, fixed, valued,
+                                              threshold, path_buf, wit, kept)
+    for t in range(52):
+        if (bits >> np.uint64(t)) & np.uint64(1):
+            out[t] = True
+    if joker_doubt:
+        out[52] = joker_more
+    return out, ok, kept
 
 
 @njit(cache=True)
@@ -837,3 +967,4 @@ def used_pieces(index, lo, hi, jlo, joker_weight, s_key, s_parent, s_opt, skip, 
     placed = (key >> _F_J) & 7
     used[52] = (key >> _F_R) & 7 if joker_weight >= 0 else max(placed, jlo)
     return True
+

@@ -49,11 +49,12 @@ _TILE_WEIGHT = np.ones(52, dtype=np.int64)
 _POINT_WEIGHT = np.tile(np.arange(1, NUMBERS + 1, dtype=np.int64), 4)
 
 
-def _overflow() -> RuntimeError:
+def overflow_error() -> RuntimeError:
+    """The store filled up: positions within the rules never do, so this is a bug worth reporting."""
     return RuntimeError("solver state store overflowed; the position is larger than the rules allow")
 
 
-def _workspace() -> _Workspace:
+def workspace() -> _Workspace:
     global _WS
     if _WS is None:
         _WS = _Workspace()
@@ -114,29 +115,37 @@ def _one_pass(p: _Problem, weight: np.ndarray, joker_weight: int, jcap: int, flo
               valued: bool) -> tuple[_Workspace, int, int]:
     """One pass of the programme over ``p`` (no threshold in the state): the store index of its best layout
     (-1: none) and that layout's value."""
-    ws = _workspace()
+    ws = workspace()
     best, value = kernel.one_pass(p.lo, p.hi, p.jlo, p.jhi, weight, joker_weight, ws.ht, ws.stamp, ws.key, ws.val,
                                   ws.bits, ws.parent, ws.opt, ws.layer, ws.skip, jcap, floor, bonus, valued, 0,
                                   p.fixed)
     if best == -2:
-        raise _overflow()
+        raise overflow_error()
     return ws, int(best), int(value)
+
+
+def mask_problem(table, fixed, opened: bool, threshold: int) -> tuple[np.ndarray, np.ndarray, bool, int]:
+    """The kernel's view of a mask question: (table, fixed jokers, valued, threshold).
+
+    An opened player's play goes onto the table; an opening (T4/K3) is the rack alone, worth the threshold.
+    """
+    if opened:
+        return (np.asarray(table, dtype=np.int64), _NO_FIXED if fixed is None else np.asarray(fixed, dtype=np.int64),
+                False, 0)
+    return _NO_TABLE, _NO_FIXED, True, min(threshold, 255)
 
 
 def legal_mask(table, rack, staged=None, *, fixed=None, opened: bool = True, threshold: int = 30) -> np.ndarray:
     """``mask[t]``: some legal play holds everything staged plus one more ``t`` (53 bools)."""
     # one compiled call: the Python around it cost more than a small position's solve
-    ws = _workspace()
-    if opened:
-        table, weight, valued, threshold = np.asarray(table, dtype=np.int64), _TILE_WEIGHT, False, 0
-    else:  # T4/K3: the rack alone, worth the threshold
-        table, fixed, weight, valued, threshold = _NO_TABLE, None, _POINT_WEIGHT, True, min(threshold, 255)
+    ws = workspace()
+    table, fixed, valued, threshold = mask_problem(table, fixed, opened, threshold)
     mask, ok = kernel.mask(table, np.asarray(rack, dtype=np.int64),
                            _NO_STAGED if staged is None else np.asarray(staged, dtype=np.int64),
-                           _NO_FIXED if fixed is None else np.asarray(fixed, dtype=np.int64), weight, valued,
-                           threshold, ws.ht, ws.stamp, ws.key, ws.val, ws.bits, ws.parent, ws.opt, ws.layer, ws.skip)
+                           fixed, _TILE_WEIGHT, valued, threshold, ws.ht, ws.stamp, ws.key, ws.val, ws.bits,
+                           ws.parent, ws.opt, ws.layer, ws.skip, ws.path)
     if not ok:
-        raise _overflow()
+        raise overflow_error()
     return mask
 
 
@@ -164,11 +173,11 @@ def best_play(table, rack, staged=None, *, fixed=None, opened: bool = True, thre
         raise ValueError(f"objective must be 'tiles' or 'points', got {objective!r}")
     p = _problem(table, rack, staged, fixed, opened, threshold)
     weight, joker_weight = (_TILE_WEIGHT, 1) if objective == "tiles" else (_POINT_WEIGHT, joker_penalty)
-    ws = _workspace()
+    ws = workspace()
     best = kernel.best_layout(p.lo, p.hi, p.jlo, p.jhi, weight, joker_weight, ws.ht, ws.stamp, ws.key, ws.val,
                               ws.bits, ws.parent, ws.opt, ws.layer, ws.skip, p.threshold > 0, p.threshold, p.fixed)
     if best == -2:
-        raise _overflow()
+        raise overflow_error()
     if best < 0:
         return None
     used = np.zeros(NUM_TYPES, dtype=np.int64)

@@ -10,6 +10,7 @@ that leads into a dead end: a staged piece always belongs to some legal play.
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
@@ -22,7 +23,8 @@ from rummienv.rummikub import actions as A
 from rummienv.rummikub import observation as seat_knowledge
 from rummienv.rummikub import solver
 from rummienv.rummikub.sets import set_numbers
-from rummienv.tiles import COPIES, JOKER, NUM_TYPES, NUMBERS, number_of
+from rummienv.rummikub.turn_memory import TurnMemory
+from rummienv.tiles import COPIES, JOKER, NUM_TYPES, NUMBERS, counts_text, number_of, tiles_of
 
 TableSet = tuple[str, tuple[int, ...]]  # (kind, pieces in order)
 
@@ -92,6 +94,7 @@ class RummikubState(State):
         self.history: list[int] = []
         self._terminal = False
         self._mask: np.ndarray | None = None
+        self._memory = TurnMemory()  # what this turn's masks learnt, for the next one
 
     # ----------------------------------------------------------------- set-up
     def _deal(self, round_index: int) -> None:
@@ -146,16 +149,21 @@ class RummikubState(State):
 
     def legal_action_mask(self) -> np.ndarray:
         if self._mask is None:
-            self._mask = self._compute_mask()
+            self._mask = self.mask_from(self._memory.legal_mask)
         return self._mask
 
-    def _compute_mask(self) -> np.ndarray:
+    def mask_from(self, place_mask: Callable[..., np.ndarray]) -> np.ndarray:
+        """The mask, its PLACE part answered by ``place_mask`` (called as ``solver.legal_mask`` is).
+
+        The state answers from what its turn has learnt (``TurnMemory``); the stateless solver, passed
+        here, answers every question afresh, which makes it the oracle the state's masks are checked against.
+        """
         mask = np.zeros(A.NUM_ACTIONS, dtype=np.int8)
         if self._terminal:
             return mask
         p = self._current
         rack, staged, args = self.racks[p], self.staged, self._solver_args()
-        mask[A.PLACE:A.PLACE + NUM_TYPES] = solver.legal_mask(self.table, rack, staged, **args)
+        mask[A.PLACE:A.PLACE + NUM_TYPES] = place_mask(self.table, rack, staged, **args)
         if staged.any():
             mask[A.COMMIT] = solver.is_legal_play(self.table, staged, **args)
         if self.rules.joker_swap_action and self.opened[p]:
@@ -219,6 +227,46 @@ class RummikubState(State):
             self._next_player()
             return
         self._mask = None
+
+    def apply_play(self, play: np.ndarray) -> None:
+        """Lay down a whole play (53 counts, staged pieces included) and end the turn, with one legality check.
+
+        A player who has decided its whole play would otherwise pay a full mask for
+        every piece; this checks only that the play itself is legal, and computes no
+        mask. The state ends exactly as ``PLACE`` of each new piece (ascending index,
+        each copy) and ``COMMIT`` leave it, history included. A joker swap (K6) is
+        an action of its own: a turn that swapped can still end here, since the swap
+        already staged its piece and the freed joker.
+        """
+        play = self._checked_play(play)
+        self.history += [A.PLACE + t for t in tiles_of(play - self.staged)]
+        self.history.append(A.COMMIT)
+        self.staged[:] = play
+        self._commit()
+
+    def _checked_play(self, play: np.ndarray) -> np.ndarray:
+        """``play`` as counts, or a clear IllegalActionError: what is wrong with it, and what a play must be."""
+        if self._terminal:
+            raise IllegalActionError("play refused: the game is over")
+        counts = np.asarray(play)
+        if counts.shape != (NUM_TYPES,) or counts.dtype.kind not in "iu":
+            raise IllegalActionError(f"a play is {NUM_TYPES} integer piece counts (index 52: jokers), "
+                                     f"got {counts.dtype} of shape {counts.shape}")
+        p, staged, rack = self._current, self.staged, self.racks[self._current]
+        text = counts_text(counts.clip(0))
+        if (counts < staged).any():
+            raise IllegalActionError(f"play [{text}] leaves out staged [{counts_text((staged - counts).clip(0))}]:"
+                                     f" a play holds everything staged [{counts_text(staged)}]")
+        if (counts > rack).any():
+            raise IllegalActionError(f"play [{text}] needs [{counts_text((counts - rack).clip(0))}], which seat {p}"
+                                     f" does not hold; its rack: [{counts_text(rack)}]")
+        if not counts.any():
+            raise IllegalActionError("an empty play lays nothing down: a turn without a play ends with DRAW or PASS")
+        if not solver.is_legal_play(self.table, counts, **self._solver_args()):
+            need = ("with the table, every set must be a valid group or run" if self.opened[p] else
+                    f"an initial meld is valid sets of one's own pieces worth at least {self._threshold()}")
+            raise IllegalActionError(f"play [{text}] is not legal for seat {p}: {need}")
+        return counts.astype(np.int8)
 
     def _save_turn_start(self) -> None:
         if self._turn_start is None:
@@ -366,6 +414,7 @@ class RummikubState(State):
         new.totals = list(self.totals)
         new.rounds_won = list(self.rounds_won)
         new.history = list(self.history)
+        new._memory = self._memory.copy()
         return new
 
     def table_counts(self) -> np.ndarray:

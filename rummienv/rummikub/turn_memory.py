@@ -1,0 +1,57 @@
+"""What a turn's masks have learnt, kept so that the next mask of the turn is mostly answered already.
+
+Within a turn the table and rack are fixed and only the staged pieces grow, so each mask is a subset of
+the one before (a play that holds one more staged piece holds the others too), and every legal layout a
+search finds (a witness) answers later questions whose staged pieces it still holds. Only the types these
+leave in doubt are searched (``kernel.turn_mask``). The memory is keyed by the whole position apart from
+the staged pieces, so it can never answer for another table, rack or turn.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rummienv.rummikub import kernel, solver
+from rummienv.tiles import NUM_TYPES
+
+WITNESSES = 16  # layouts kept per turn; more found no more answers on logged play
+
+
+class TurnMemory:
+    """The last mask, the staged pieces it was for, and the witnesses found, for one position's turn."""
+
+    def __init__(self) -> None:
+        self._context: bytes | None = None
+        self._staged = np.zeros(NUM_TYPES, dtype=np.int64)
+        self._mask = np.ones(NUM_TYPES, dtype=np.bool_)
+        self._witnesses = np.zeros((WITNESSES, 54), dtype=np.int64)
+        self._count = 0
+
+    def copy(self) -> TurnMemory:
+        new = TurnMemory()
+        new._context, new._count = self._context, self._count
+        new._staged, new._mask, new._witnesses = self._staged.copy(), self._mask.copy(), self._witnesses.copy()
+        return new
+
+    def legal_mask(self, table: np.ndarray, rack: np.ndarray, staged: np.ndarray, *,
+                   fixed: np.ndarray | None = None, opened: bool = True, threshold: int = 30) -> np.ndarray:
+        """``solver.legal_mask`` of the same position, from what the turn has learnt so far."""
+        table, fixed, valued, threshold = solver.mask_problem(table, fixed, opened, threshold)
+        rack = np.asarray(rack, dtype=np.int64)
+        staged = np.asarray(staged, dtype=np.int64)
+        context = b"".join((table.tobytes(), rack.tobytes(), fixed.tobytes(), bytes((valued, threshold))))
+        if context != self._context:
+            self._context, self._count = context, 0
+            candidates = np.ones(NUM_TYPES, dtype=np.bool_)
+        elif (staged >= self._staged).all():
+            candidates = self._mask
+        else:  # staged pieces went back (a front end's undo): the last mask bounds nothing
+            candidates = np.ones(NUM_TYPES, dtype=np.bool_)
+        ws = solver.workspace()
+        mask, ok, self._count = kernel.turn_mask(
+            table, rack, staged, fixed, valued, threshold, candidates, self._witnesses, self._count,
+            ws.ht, ws.stamp, ws.key, ws.val, ws.bits, ws.parent, ws.opt, ws.layer, ws.skip, ws.path)
+        if not ok:
+            raise solver.overflow_error()
+        self._staged, self._mask = staged.copy(), mask
+        return mask
