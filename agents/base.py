@@ -6,6 +6,9 @@ same tournament. Heuristics also want the structured ``view()`` of the seat they
 play. Handing them the state would let them peek at other racks, so the caller
 hands them that seat's view instead (``observe``), and ``decide`` is the single
 place that does it, for the evaluator, the play command and the environments.
+``make_move`` first lets a planning agent lay down its whole play at once
+(``plan_turn``); the environment layer defines both, since it must not import
+this package, and they are re-exported here.
 """
 
 from __future__ import annotations
@@ -15,7 +18,9 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from rummienv.core import State
+from rummienv.envs.opponents import decide, make_move, play_whole, reads_view
+
+__all__ = ["Agent", "BaseAgent", "View", "decide", "first_legal", "make_move", "play_whole", "reads_view"]
 
 View = dict[str, Any]
 
@@ -64,18 +69,6 @@ class BaseAgent:
         if self.view is None:
             raise ValueError(f"{type(self).__name__} reads the acting seat's view: call observe(view) before act")
         return self.view
-
-
-def reads_view(agent: Agent) -> bool:
-    return bool(getattr(agent, "reads_view", False))
-
-
-def decide(agent: Agent, state: State) -> int:
-    """The action ``agent`` picks for the seat to move, from what that seat may know only."""
-    player = state.current_player
-    if reads_view(agent):
-        agent.observe(state.view(player))
-    return int(agent.act(state.observation(player), state.legal_action_mask()))
 
 
 def first_legal(mask: np.ndarray, actions: Sequence[int]) -> int | None:

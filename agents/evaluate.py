@@ -4,7 +4,7 @@ Luck of the deal dominates these games, so every deal is played once per
 lineup: each table of agents with its seats rotated, so that each agent plays
 each seat of each deal and the deal's luck cancels in the comparison. Games run
 on the state machines directly (no Gymnasium) and each agent sees only its own
-seat's observation, mask and view (``agents.base.decide``).
+seat's observation, mask and view (``agents.base.make_move``).
 
     python -m agents.evaluate --game rummikub --players 2 --agents max_tiles greedy --games 100 --seed 0
 """
@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
-from agents.base import Agent, decide
+from agents.base import Agent, make_move
 from agents.registry import make_agent, rules_of
 from agents.stats import bootstrap_mean, ratings, wilson
 from rummienv.errors import IllegalActionError
@@ -71,12 +71,11 @@ def play_game(game: Any, seats: Sequence[Agent], seed: int, labels: Sequence[str
     state = game.new_initial_state(seed)
     while not state.is_terminal():
         player = state.current_player
-        action = decide(seats[player], state)
         try:
-            state.apply_action(action)
+            make_move(seats[player], state)
         except IllegalActionError as exc:
             who = labels[player] if labels else type(seats[player]).__name__
-            raise IllegalActionError(f"agent {who} in seat {player} chose an illegal action: {exc}") from exc
+            raise IllegalActionError(f"agent {who} in seat {player} chose an illegal move: {exc}") from exc
     return state.scores()
 
 

@@ -3,7 +3,9 @@
 The solver decides a turn's play as a multiset; the action space lays it down one
 piece at a time. So a planning bot decides once at the start of its turn, then
 places the planned pieces and commits, re-planning only if what is staged no
-longer fits the plan (it may be driven one step at a time, by anyone).
+longer fits the plan (it may be driven one step at a time, by anyone, in many
+games in turn). A driver whose state can lay down a whole play in one transition
+asks ``plan_turn`` for it instead, and so skips the mask for every piece.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ from rummienv.rummikub import solver
 from rummienv.tiles import JOKER, NUM_TYPES, counts_of
 
 _PLACES = range(A.PLACE, A.PLACE + NUM_TYPES)
+# Turns in progress a planning bot keeps plans for: far more than the games it plays side by side.
+PLANS_KEPT = 1024
 
 
 @dataclass
@@ -63,34 +67,64 @@ class GreedyAgent(BaseAgent):
 
 
 class PlanningAgent(BaseAgent):
-    """Plays a whole turn's plan, chosen by ``choose``, piece by piece."""
+    """Plays a whole turn's plan, chosen by ``choose``: piece by piece (``act``) or at once (``plan_turn``)."""
 
     reads_view = True
 
     def __init__(self, rules: RummikubRules, seed: int | None = None) -> None:
         super().__init__(seed)
         self.rules = rules
-        self.plan: np.ndarray | None = None
+        self.plans: dict[bytes, tuple[np.ndarray, np.ndarray | None]] = {}  # turn -> (staged when planned, plan)
 
     def choose(self, pos: Position, view: View) -> np.ndarray | None:
         """The play (counts, staged included) to make this turn, or None to draw."""
         raise NotImplementedError
 
+    def plan_turn(self, view: View) -> np.ndarray | None:
+        """The play (counts, staged included) that ``act`` would place piece by piece and commit from here.
+
+        A driver whose state lays down a whole play in one transition asks this first,
+        so the turn costs one legality check instead of a mask per piece. None when
+        ``act`` would not play now (it draws, passes or makes a forced swap): then the
+        driver asks ``act`` with the mask.
+        """
+        turn, plan = self._plan(position_of(view, self.rules), view)
+        if plan is not None:
+            del self.plans[turn]  # laid down at once, it ends the turn
+        return plan
+
+    def _plan(self, pos: Position, view: View) -> tuple[bytes, np.ndarray | None]:
+        """The turn's key and its plan, decided once and kept while what is staged still leads to it.
+
+        Plans are kept per position (table and rack), not in one slot, so a bot that
+        plays many games in turn one step at a time (self-play and the warm start
+        batch them) plays each game as if it had the bot to itself.
+        """
+        turn = pos.table.tobytes() + pos.rack.tobytes() + np.asarray(view["fixed_jokers"]).tobytes()
+        kept = self.plans.get(turn)
+        if kept is None or not _leads_to(kept, pos.staged):
+            kept = self.plans[turn] = (pos.staged.copy(), self.choose(pos, view))
+            if len(self.plans) > PLANS_KEPT:  # turns abandoned half-way are forgotten, oldest first
+                del self.plans[next(iter(self.plans))]
+        return turn, kept[1]
+
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         view = self._require_view()
         pos = position_of(view, self.rules)
-        plan = self.plan
-        if not pos.staged.any() or plan is None or (pos.staged > plan).any() or (plan > pos.rack).any():
-            plan = self.plan = self.choose(pos, view)
-        if plan is None:
-            return end_turn(action_mask)
-        action = first_legal(action_mask, np.flatnonzero(plan > pos.staged) + A.PLACE)
-        if action is None and (plan > pos.staged).any():
-            self.plan = None  # the plan no longer fits this table: give up the turn
-            return end_turn(action_mask)
+        turn, plan = self._plan(pos, view)
+        action = None if plan is None else first_legal(action_mask, np.flatnonzero(plan > pos.staged) + A.PLACE)
         if action is not None:
             return action
-        return A.COMMIT if action_mask[A.COMMIT] else end_turn(action_mask)
+        del self.plans[turn]  # the turn ends: the plan is all staged, or there is none, or it no longer fits
+        if plan is not None and not (plan > pos.staged).any() and action_mask[A.COMMIT]:
+            return A.COMMIT
+        return end_turn(action_mask)
+
+
+def _leads_to(kept: tuple[np.ndarray, np.ndarray | None], staged: np.ndarray) -> bool:
+    """Whether a kept plan still holds for ``staged``: a play it contains, or no play with nothing staged since."""
+    staged_then, plan = kept
+    return np.array_equal(staged_then, staged) if plan is None else not (staged > plan).any()
 
 
 class MaxTilesAgent(PlanningAgent):

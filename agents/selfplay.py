@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from agents.base import reads_view
+from agents.base import play_whole, reads_view
 from agents.ppo import ActorCritic, PolicyAgent
 from rummienv.core import State
 
@@ -231,10 +231,17 @@ class SelfPlay:
         return ended
 
     def _play(self, agent: Any, group: list[int]) -> None:
-        states = [self.states[i] for i in group]
-        self.env_steps += len(group)
-        for state, action in zip(states, act_batch(agent, states), strict=True):
-            state.apply_action(int(action))
+        """One move in each game of ``group``: a whole play where the agent has one, else one batched action."""
+        stepwise = []
+        for i in group:
+            made = play_whole(agent, self.states[i])
+            self.env_steps += made
+            if not made:
+                stepwise.append(self.states[i])
+        self.env_steps += len(stepwise)
+        if stepwise:
+            for state, action in zip(stepwise, act_batch(agent, stepwise), strict=True):
+                state.apply_action(int(action))
 
     # ----------------------------------------------------------- checkpoints
     def state_dict(self) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from gymnasium import spaces
 
 from rummienv.core import State
 from rummienv.envs.games import RENDER_MODES, REWARDS, GameAdapter, RulesArg, check_choice, make_adapter
-from rummienv.envs.opponents import resolve_opponents
+from rummienv.envs.opponents import action_index, make_move, resolve_opponents
 from rummienv.errors import IllegalActionError
 
 Observation = dict[str, np.ndarray]
@@ -30,13 +30,6 @@ def observation_space(adapter: GameAdapter) -> spaces.Dict:
         "observation": spaces.Box(low, high, dtype=np.float32),
         "action_mask": spaces.Box(0, 1, shape=(adapter.num_actions,), dtype=np.int8),
     })
-
-
-def action_index(action: Any) -> Any:
-    """Unwrap a one-element integer array (what vectorised trainers pass); the state checks the rest."""
-    if isinstance(action, np.ndarray) and action.size == 1 and action.dtype.kind in "iu":
-        return action.item()
-    return action
 
 
 def _check_seat(seat: Any, num_players: int) -> int | None:
@@ -152,11 +145,8 @@ class RummyEnv(gym.Env[Observation, int]):
             if opponent is None:
                 state.play_uniform(rng, self._random_seats)
                 continue
-            if getattr(opponent, "reads_view", False):
-                opponent.observe(state.view(seat))
-            action = opponent.act(state.observation(seat), state.legal_action_mask().copy())
             try:
-                state.apply_action(action_index(action))
+                make_move(opponent, state)
             except IllegalActionError as exc:
                 raise IllegalActionError(f"opponent {opponent!r} at seat {seat}: {exc}") from None
 

@@ -1,9 +1,13 @@
-"""The other seats of the single-agent env: resolving the ``opponents`` argument.
+"""The other seats of the single-agent env: resolving the ``opponents`` argument, and their moves.
 
 "random" is played by the env itself, from its own ``np_random``, so that a seed
 fixes the whole episode. Every other name (a baseline or a checkpoint path) is
 the agents package's business: the env asks its registry lazily, because the
 environment layer must work, and be tested, without it.
+
+How an agent makes a move on a state (``make_move``) is defined here, for the
+env's opponents, and the agents package's evaluator and self-play use the same
+functions, so an agent plays the same moves under every driver.
 """
 
 from __future__ import annotations
@@ -12,6 +16,8 @@ import os
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
+
+from rummienv.core import State
 
 RANDOM = "random"
 ALLOWED = ("'random', a baseline's name or a checkpoint path (through agents.registry.make_agent), "
@@ -23,13 +29,63 @@ class Agent(Protocol):
     """What plays a seat: the seat's flat observation and int8 mask in, an action index out.
 
     An agent that sets ``reads_view`` (the heuristics) also gets ``observe(view)``
-    with the seat's structured view before each ``act``: the same protocol as
-    ``agents.base.decide``, kept here without importing the agents package. One
-    with ``reseed(seed)`` is reseeded from the env's generator at every reset, so
-    the env's seed fixes its choices too.
+    with the seat's structured view before each ``act`` (``decide``). One with
+    ``plan_turn(view)`` is asked first for a whole play, which a state with
+    ``apply_play`` lays down in one transition (``play_whole``). One with
+    ``reseed(seed)`` is reseeded from the env's generator at every reset, so the
+    env's seed fixes its choices too.
     """
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int: ...
+
+
+def action_index(action: Any) -> Any:
+    """Unwrap a one-element integer array (what vectorised trainers pass); the state checks the rest."""
+    if isinstance(action, np.ndarray) and action.size == 1 and action.dtype.kind in "iu":
+        return action.item()
+    return action
+
+
+def reads_view(agent: Agent) -> bool:
+    return bool(getattr(agent, "reads_view", False))
+
+
+def decide(agent: Agent, state: State) -> int:
+    """The action ``agent`` picks for the seat to move, from what that seat may know only."""
+    player = state.current_player
+    if reads_view(agent):
+        agent.observe(state.view(player))
+    return action_index(agent.act(state.observation(player), state.legal_action_mask().copy()))
+
+
+def play_whole(agent: Agent, state: State) -> int:
+    """Lay down ``agent``'s whole play in one transition if both sides offer that; the actions it stands for.
+
+    A planning agent knows its whole play at the start of the turn, and laying it
+    down piece by piece would cost a full mask per piece. 0 when nothing was
+    played: the agent has no ``plan_turn``, the state no ``apply_play``, or the
+    agent's next move is not a play (it draws, passes or swaps first).
+    """
+    if not (hasattr(agent, "plan_turn") and hasattr(state, "apply_play")):
+        return 0
+    play = agent.plan_turn(state.view(state.current_player))
+    if play is None:
+        return 0
+    before = len(state.history)
+    state.apply_play(play)
+    return len(state.history) - before
+
+
+def make_move(agent: Agent, state: State) -> int:
+    """Let ``agent`` move for the seat to move: a whole play where it can (``play_whole``), else one action.
+
+    The number of actions made, so drivers count moves the same either way.
+    """
+    made = play_whole(agent, state)
+    if made:
+        return made
+    state.apply_action(decide(agent, state))
+    return 1
 
 
 def _from_registry(spec: str, game: str, num_players: int) -> Agent:
