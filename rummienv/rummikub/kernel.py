@@ -849,6 +849,76 @@ def _witness_holds(row, lo, jlo, extra):
     return row[53] >= jlo + (1 if extra == 52 else 0)
 
 
+@njit(cache=True, inline="always")
+def _take(t, x, left):
+    x[t] += 1
+    left[t] -= 1
+
+
+@njit(cache=True)
+def _add_set(t, x, left, jokers):
+    """Add to the layout ``x`` a new valid set of leftover pieces (``left``) holding a piece of type ``t``,
+    with as few of the ``jokers`` left as possible: a group or a run of three. Returns (jokers used, value
+    of the set), or (-1, 0) when there is none."""
+    n = t % 13
+    base = t - n
+    for jk in range(min(jokers, 2) + 1):
+        others = 0
+        for c in range(4):
+            if c * 13 != base and left[c * 13 + n] > 0:
+                others += 1
+        if others >= 2 - jk:
+            _take(t, x, left)
+            need = 2 - jk
+            for c in range(4):
+                if need > 0 and c * 13 != base and left[c * 13 + n] > 0:
+                    _take(c * 13 + n, x, left)
+                    need -= 1
+            return jk, 3 * (n + 1)
+        for start in range(max(n - 2, 0), min(n, 10) + 1):
+            missing = 0
+            for m in range(start, start + 3):
+                if m != n and left[base + m] == 0:
+                    missing += 1
+            if missing == jk:
+                for m in range(start, start + 3):
+                    if m == n or left[base + m] > 0:
+                        _take(base + m, x, left)
+                return jk, 3 * start + 6
+    return -1, 0
+
+
+@njit(cache=True)
+def _extend(row, lo, hi, jlo, jhi, extra, out):
+    """Make ``row``, a legal layout of this table and rack, hold ``lo`` plus one more ``extra`` by adding
+    new sets of the pieces it leaves over; the result goes to ``out``. Returns whether it could.
+
+    Sets of the player's own pieces laid beside a legal layout keep it legal (and an opening's value only
+    grows), so the result is a legal layout too: a witness found without a search. It places every joker
+    it holds (its room counts none spare).
+    """
+    if row[53] < jlo:
+        return False  # it could not hold the staged jokers
+    jokers = max(row[52], jlo)  # jokers the layout holds; more than it places are its spares
+    spare = jhi - jokers
+    added = 0
+    for t in range(52):
+        out[t] = row[t]
+    left = hi - out[:52]
+    for t in range(52):
+        want = lo[t] + (1 if t == extra else 0)
+        while out[t] < want:
+            used, _ = _add_set(t, out, left, spare - added)
+            if used < 0:
+                return False
+            added += used
+    if extra == 52:
+        return False
+    out[52] = jokers + added
+    out[53] = jokers + added
+    return True
+
+
 @njit(cache=True)
 def turn_mask(table, rack, staged, fixed, valued, threshold, candidates, wit, nwit, ht, ws_stamp, s_key,
               s_val, s_bits, s_parent, s_opt, layer_start, skip, path_buf):
@@ -864,8 +934,8 @@ def turn_mask(table, rack, staged, fixed, valued, threshold, candidates, wit, nw
     """
     lo, hi, jlo, jhi, _ = _bounds(table, rack, staged)
     kept = 0
-    for k in range(nwit):
-        if _witness_holds(wit[k], lo, jlo, -1):
+    for k in range(nwit):  # a witness short of a staged piece is mended with a set holding it, or dropped
+        if _witness_holds(wit[k], lo, jlo, -1) or _extend(wit[k], lo, hi, jlo, jhi, -1, wit[k]):
             wit[kept] = wit[k]
             kept += 1
     has_fixed = False
@@ -873,6 +943,7 @@ def turn_mask(table, rack, staged, fixed, valued, threshold, candidates, wit, nw
         if fixed[n] > 0:
             has_fixed = True
     out = np.zeros(53, dtype=np.bool_)
+    mended = np.empty(54, dtype=np.int64)
     doubt = np.uint64(0)
     for t in range(53):
         if not candidates[t] or rack[t] <= staged[t]:
@@ -883,7 +954,16 @@ def turn_mask(table, rack, staged, fixed, valued, threshold, candidates, wit, nw
                 break
         if out[t] or t == 52:
             continue
-        if has_fixed or _could_fit(t, hi, jhi):
+        if not has_fixed and not _could_fit(t, hi, jhi):
+            continue
+        for k in range(kept):
+            if _extend(wit[k], lo, hi, jlo, jhi, t, mended):
+                out[t] = True
+                if kept < wit.shape[0]:
+                    wit[kept] = mended
+                    kept += 1
+                break
+        if not out[t]:
             doubt |= np.uint64(1) << np.uint64(t)
     joker_doubt = candidates[52] and rack[52] > staged[52] and not out[52]
     if doubt == 0 and not joker_doubt:
