@@ -140,18 +140,22 @@ def _mask_of(plays: list[tuple[int, ...]], staged: np.ndarray) -> np.ndarray:
 
 @pytest.mark.parametrize("chunk", range(5))
 def test_turn_memory_matches_bruteforce_along_a_turn(chunk):
-    """A turn's masks, answered from what the turn learnt, equal brute force at every piece staged, also
-    when a piece staged rules others out, and when the staged pieces go back (a new turn of the same rack)."""
+    """A seat's masks, answered from what its turns learnt, equal brute force at every piece staged: also
+    when a piece staged rules others out, when the staged pieces go back (a new turn of the same rack), and
+    on the next turn after drawing a piece (the witnesses of the last turn still hold)."""
     rng = np.random.default_rng(100 + chunk)
     for name, i, pos in CASES[chunk::5]:
-        table, rack, staged = (pos[k].astype(np.int64) for k in ("table", "rack", "staged"))
+        table, dealt, staged = (pos[k].astype(np.int64) for k in ("table", "rack", "staged"))
         opts = dict(fixed=pos["fixed"].astype(np.int64), opened=pos["opened"], threshold=pos["threshold"])
-        plays = bf.legal_plays(table, rack, np.zeros(53, dtype=np.int64), **opts)
         memory = TurnMemory()
-        for start in (staged, np.zeros(53, dtype=np.int64)):
+        drawn = dealt.copy()
+        drawn[rng.choice(np.flatnonzero(table[:52] + dealt[:52] < 2))] += 1  # C1: two of each piece in all
+        nothing = np.zeros(53, dtype=np.int64)
+        for start, rack in ((staged, dealt), (nothing, dealt), (nothing, drawn)):
+            plays = bf.legal_plays(table, rack, np.zeros(53, dtype=np.int64), **opts)
             staged = start.copy()
             while True:
-                where = f"{name} #{i}, staged {bf.names(staged)}: {ps.describe(pos)}"
+                where = f"{name} #{i}, rack {bf.names(rack)}, staged {bf.names(staged)}: {ps.describe(pos)}"
                 mask = memory.legal_mask(table, rack, staged, **opts)
                 assert np.array_equal(mask, _mask_of(plays, staged)), where
                 if not mask.any():

@@ -94,7 +94,7 @@ class RummikubState(State):
         self.history: list[int] = []
         self._terminal = False
         self._mask: np.ndarray | None = None
-        self._memory = TurnMemory()  # what this turn's masks learnt, for the next one
+        self._memory = [TurnMemory() for _ in range(p)]  # what each seat's masks learnt, for its next ones
 
     # ----------------------------------------------------------------- set-up
     def _deal(self, round_index: int) -> None:
@@ -149,7 +149,7 @@ class RummikubState(State):
 
     def legal_action_mask(self) -> np.ndarray:
         if self._mask is None:
-            self._mask = self.mask_from(self._memory.legal_mask)
+            self._mask = self.mask_from(self._memory[self._current].legal_mask)
         return self._mask
 
     def mask_from(self, place_mask: Callable[..., np.ndarray]) -> np.ndarray:
@@ -414,7 +414,7 @@ class RummikubState(State):
         new.totals = list(self.totals)
         new.rounds_won = list(self.rounds_won)
         new.history = list(self.history)
-        new._memory = self._memory.copy()
+        new._memory = [memory.copy() for memory in self._memory]
         return new
 
     def table_counts(self) -> np.ndarray:

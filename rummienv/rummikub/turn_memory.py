@@ -1,10 +1,12 @@
-"""What a turn's masks have learnt, kept so that the next mask of the turn is mostly answered already.
+"""What a seat's masks have learnt, kept so that its next mask is mostly answered already.
 
 Within a turn the table and rack are fixed and only the staged pieces grow, so each mask is a subset of
 the one before (a play that holds one more staged piece holds the others too), and every legal layout a
 search finds (a witness) answers later questions whose staged pieces it still holds. Only the types these
-leave in doubt are searched (``kernel.turn_mask``). The memory is keyed by the whole position apart from
-the staged pieces, so it can never answer for another table, rack or turn.
+leave in doubt are searched (``kernel.turn_mask``). Between the seat's turns the witnesses stay while the
+table is the same and the rack has only grown (it drew): each is still a legal play. An opening does not
+depend on the table at all, so an unopened seat keeps them while others play. Anything else starts the
+memory afresh, so it never answers for another table or rack.
 """
 
 from __future__ import annotations
@@ -18,10 +20,11 @@ WITNESSES = 16  # layouts kept per turn; more found no more answers on logged pl
 
 
 class TurnMemory:
-    """The last mask, the staged pieces it was for, and the witnesses found, for one position's turn."""
+    """The last mask, the position it was for, and the witnesses found, for one seat."""
 
     def __init__(self) -> None:
         self._context: bytes | None = None
+        self._rack = np.zeros(NUM_TYPES, dtype=np.int64)
         self._staged = np.zeros(NUM_TYPES, dtype=np.int64)
         self._mask = np.ones(NUM_TYPES, dtype=np.bool_)
         self._witnesses = np.zeros((WITNESSES, 54), dtype=np.int64)
@@ -29,7 +32,7 @@ class TurnMemory:
 
     def copy(self) -> TurnMemory:
         new = TurnMemory()
-        new._context, new._count = self._context, self._count
+        new._context, new._count, new._rack = self._context, self._count, self._rack.copy()
         new._staged, new._mask, new._witnesses = self._staged.copy(), self._mask.copy(), self._witnesses.copy()
         return new
 
@@ -39,13 +42,13 @@ class TurnMemory:
         table, fixed, valued, threshold = solver.mask_problem(table, fixed, opened, threshold)
         rack = np.asarray(rack, dtype=np.int64)
         staged = np.asarray(staged, dtype=np.int64)
-        context = b"".join((table.tobytes(), rack.tobytes(), fixed.tobytes(), bytes((valued, threshold))))
-        if context != self._context:
+        context = b"".join((table.tobytes(), fixed.tobytes(), bytes((valued, threshold))))
+        fresh = context != self._context or not (rack >= self._rack).all()
+        if fresh:  # another table, or pieces left the rack: no witness holds
             self._context, self._count = context, 0
-            candidates = np.ones(NUM_TYPES, dtype=np.bool_)
-        elif (staged >= self._staged).all():
+        if not fresh and np.array_equal(rack, self._rack) and (staged >= self._staged).all():
             candidates = self._mask
-        else:  # staged pieces went back (a front end's undo): the last mask bounds nothing
+        else:  # a new turn (or staged pieces went back): the witnesses hold, but the mask may grow
             candidates = np.ones(NUM_TYPES, dtype=np.bool_)
         ws = solver.workspace()
         mask, ok, self._count = kernel.turn_mask(
@@ -53,5 +56,5 @@ class TurnMemory:
             ws.ht, ws.stamp, ws.key, ws.val, ws.bits, ws.parent, ws.opt, ws.layer, ws.skip, ws.path)
         if not ok:
             raise solver.overflow_error()
-        self._staged, self._mask = staged.copy(), mask
+        self._rack, self._staged, self._mask = rack.copy(), staged.copy(), mask
         return mask
