@@ -998,6 +998,50 @@ def one_pass(lo, hi, jlo, jhi, weight, joker_weight, ht, ws_stamp, s_key, s_val,
 
 
 @njit(cache=True)
+def legal_layout(lo, jlo, fixed, valued, threshold, ht, ws_stamp, s_key, s_val, s_bits, s_parent, s_opt,
+                 layer_start, skip):
+    """Whether exactly ``lo`` and ``jlo`` jokers (and the ``fixed`` ones) lay out in valid sets, and (an opening,
+    ``valued``) are worth ``threshold``: the legality of a play, in one compiled call.
+
+    Most plays asked about are far from legal, and two necessary conditions say so without a pass: an
+    opening needs the value, and every piece needs enough neighbours for some set (``_could_fit``). The
+    passes then try no joker standing in for a piece, at most one, and all, the first two being far smaller.
+    """
+    total = jlo
+    value = 13 * jlo
+    for t in range(52):
+        total += lo[t]
+        value += (t % 13 + 1) * lo[t]
+    has_fixed = False
+    for n in range(1, 14):
+        if fixed[n] > 0:
+            has_fixed = True
+    if (total < 3 and not has_fixed) or (valued and value < threshold):
+        return False, True
+    if not has_fixed:
+        for t in range(52):
+            if lo[t] > 0 and not _could_fit(t, lo, jlo):
+                return False, True
+    if valued:  # T4/K3: the most valuable layout, searched with the threshold as a floor
+        weight = np.empty(52, dtype=np.int64)
+        for t in range(52):
+            weight[t] = t % 13 + 1
+        best, got = one_pass(lo, lo, jlo, jlo, weight, 0, ht, ws_stamp, s_key, s_val, s_bits, s_parent, s_opt,
+                             layer_start, skip, jlo, threshold, 13 * jlo, True, 0, fixed)
+        return best >= 0 and got >= threshold, best != -2
+    weight = np.ones(52, dtype=np.int64)
+    jcap = 0
+    while True:
+        best, _ = one_pass(lo, lo, jlo, jlo, weight, 1, ht, ws_stamp, s_key, s_val, s_bits, s_parent, s_opt,
+                           layer_start, skip, jcap, NO_FLOOR, 0, False, 0, fixed)
+        if best == -2:
+            return False, False
+        if best >= 0 or jcap >= jlo:
+            return best >= 0, True
+        jcap = 1 if jcap == 0 else jlo
+
+
+@njit(cache=True)
 def best_layout(lo, hi, jlo, jhi, weight, joker_weight, ht, ws_stamp, s_key, s_val, s_bits, s_parent, s_opt,
                 layer_start, skip, valued, threshold, fixed):
     """The best layout of a position; returns its store index (-1: none, -2: the store overflowed).

@@ -155,12 +155,12 @@ def is_legal_play(table, play, *, fixed=None, opened: bool = True, threshold: in
     if play.sum() == 0:
         return False
     p = _problem(table, play, play, fixed, opened, threshold)
-    if p.threshold > 0:  # T4/K3: the most valuable layout, searched with the threshold as a floor
-        _, best, value = _one_pass(p, _POINT_WEIGHT, 0, p.jhi, p.threshold, 13 * p.jhi, True)
-        return best >= 0 and value >= p.threshold
-    # most plays need no joker standing in for a piece, or one, and those searches are far smaller
-    caps = (0, 1, p.jhi)[:min(p.jhi, 2) + 1]
-    return any(_one_pass(p, _TILE_WEIGHT, 1, jcap, kernel.NO_FLOOR, 0, False)[1] >= 0 for jcap in caps)
+    ws = workspace()
+    legal, ok = kernel.legal_layout(p.lo, p.jlo, p.fixed, p.threshold > 0, p.threshold, ws.ht, ws.stamp, ws.key,
+                                    ws.val, ws.bits, ws.parent, ws.opt, ws.layer, ws.skip)
+    if not ok:
+        raise overflow_error()
+    return legal
 
 
 def best_play(table, rack, staged=None, *, fixed=None, opened: bool = True, threshold: int = 30,
