@@ -28,7 +28,8 @@ naming its play in the table's ``play`` column:
   random row's play again;
 - ``--bots NAME ...`` adds a row (``bots ...``) of whole games with a baseline
   in every seat, played on the state machine as the evaluator plays them
-  (``agents.base.decide``): game actions and games per second.
+  (``agents.base.make_move``: a planning bot lays its whole play in one
+  transition): game actions and games per second.
 
 With ``--peer``, a peer's own throughput script (run in its own virtual
 environment, printing ``{"steps_per_s": ...}`` as its last line) is timed just
@@ -57,7 +58,7 @@ import numpy as np
 from gymnasium.utils import seeding
 
 import rummienv
-from agents.base import Agent, decide
+from agents.base import Agent, make_move
 from agents.registry import baseline_names, make_agent
 from rummienv.core import State
 from rummienv.envs.games import GAMES, make_adapter
@@ -87,10 +88,13 @@ def baseline_seats(names: Sequence[str], game: str, players: int, seed: int) -> 
 
 
 def play_out(state: State, seats: Sequence[Agent | None], rng: np.random.Generator) -> None:
-    """Play to the end: an agent decides as in the evaluator (``decide``), ``None`` picks at random from ``rng``."""
+    """Play to the end: an agent moves as in the evaluator (``make_move``), ``None`` picks at random from ``rng``."""
     while not state.is_terminal():
         agent = seats[state.current_player]
-        state.apply_action(pick(state.legal_action_mask(), rng) if agent is None else decide(agent, state))
+        if agent is None:
+            state.apply_action(pick(state.legal_action_mask(), rng))
+        else:
+            make_move(agent, state)
 
 
 def raw_run(game: str, players: int, seed: int) -> Run:
