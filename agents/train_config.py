@@ -1,9 +1,12 @@
 """The training run's settings: one dataclass, overridden field by field from YAML.
 
-Every field is checked when a file is read, so a typo or an out-of-range value
-stops the run before any compute is spent instead of silently training something
-else. The config is stored in every checkpoint as plain types, so a resumed run
-uses exactly the settings it started with.
+Every field is checked when a file is read, so a typo, an out-of-range value or
+an agent that is not one of the game's baselines stops the run before anything is
+written or computed, instead of failing halfway or silently training something
+else.
+Opponents left unset follow the game: all of its baselines. The config is
+stored in every checkpoint as plain types, so a resumed run uses exactly the
+settings it started with.
 """
 
 from __future__ import annotations
@@ -12,6 +15,8 @@ import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, get_type_hints
+
+from agents.registry import baseline_names
 
 GAMES = ("rummikub", "rummikub_cards", "rummy500")
 REWARDS = ("win", "score")
@@ -85,8 +90,8 @@ class TrainConfig:
     """depth of the shared trunk"""
 
     # ------------------------------------------------------------ opponents
-    baselines: list = _knob(["random", "greedy", "max_tiles"])
-    """baseline agents (agents.registry names) in the opponent pool"""
+    baselines: list = _knob(None)
+    """baseline agents (agents.registry names) in the opponent pool; unset: all of the game's"""
     latest_prob: float = _knob(0.25, lo=0.0, hi=1.0)
     """share of games against the current network itself (pure self-play)"""
     snapshot_every: int = _knob(5, lo=1)
@@ -109,8 +114,8 @@ class TrainConfig:
     """updates between evaluations (and one at the end)"""
     eval_deals: int = _knob(50, lo=1)
     """fixed duplicate deals per baseline (each played from every seat)"""
-    eval_opponents: list = _knob(["random", "greedy", "max_tiles"])
-    """baselines the learner is measured against"""
+    eval_opponents: list = _knob(None)
+    """baselines the learner is measured against; unset: all of the game's"""
     checkpoint_every: int = _knob(5, lo=1)
     """updates between checkpoints (and one at the end)"""
     time_limit_minutes: float = _knob(0.0, lo=0.0)
@@ -118,6 +123,12 @@ class TrainConfig:
     stops early so that the final evaluation ends within it; 0 means no limit"""
     torch_threads: int = _knob(1, lo=1)
     """torch intra-op threads; 1 leaves the other core to the game engine's numba code"""
+
+    def __post_init__(self) -> None:
+        """Opponents left unset are the game's own baselines, since each game has its own bots."""
+        for key in ("baselines", "eval_opponents"):
+            if getattr(self, key) is None:
+                setattr(self, key, baseline_names(self.game))
 
     @property
     def batch_size(self) -> int:
@@ -194,6 +205,14 @@ def _check_consistency(config: TrainConfig) -> None:
         )
     if not config.baselines and config.latest_prob == 0.0:
         raise ConfigError("config field 'latest_prob' is 0 and 'baselines' is empty: the pool would start empty")
+    allowed = baseline_names(config.game)
+    named = {"baselines": config.baselines, "eval_opponents": config.eval_opponents,
+             "imitation_teacher": [config.imitation_teacher] if config.imitation_teacher else []}
+    for key, names in named.items():
+        for name in names:
+            if name not in allowed:
+                raise ConfigError(f"config field {key!r}: {name!r} is not a baseline of {config.game}; "
+                                  f"allowed: {allowed}")
     if config.imitation_teacher and config.imitation_steps == 0:
         raise ConfigError("config field 'imitation_steps' is 0 but 'imitation_teacher' is set")
 

@@ -138,6 +138,14 @@ def test_bad_config_is_refused_naming_the_field(tmp_path: Path, monkeypatch: pyt
     assert "unknown config field 'num_envz'" in message
 
 
+def test_agent_of_another_game_is_refused_before_anything_is_written(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    config = config_file(tmp_path, "mixed", eval_opponents=["random", "max_tiles"])
+    message = refusal(monkeypatch, "--config", str(config), "--runs-dir", str(tmp_path / "runs"))
+    assert "'eval_opponents': 'max_tiles' is not a baseline of rummy500" in message
+    assert not (tmp_path / "runs").exists()
+
+
 def test_time_budget_ends_the_run_with_its_final_evaluation(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                             capsys: pytest.CaptureFixture) -> None:
     config = config_file(tmp_path, "timed", total_steps=10**7, time_limit_minutes=0.2, imitation_teacher="")

@@ -9,6 +9,7 @@ import pytest
 import torch
 
 from agents.ppo import ActorCritic, PolicyAgent
+from agents.registry import baseline_names
 from agents.selfplay import LATEST, OpponentPool, SelfPlay, make_game
 from agents.train_config import ConfigError, from_dict, load_config
 
@@ -32,10 +33,22 @@ def test_shipped_configs_are_valid(path: Path) -> None:
     ({"baselines": "random"}, "config field 'baselines' must be a list"),
     ({"rules": {"jokers": 9}}, "config field 'rules'.*'jokers'"),
     ({"num_envs": 2, "num_steps": 1, "num_minibatches": 4}, "'num_minibatches'"),
+    ({"game": "rummy500", "baselines": ["value", "max_tiles"]}, "'baselines': 'max_tiles' is not a baseline"),
+    ({"eval_opponents": ["value"]}, "'eval_opponents': 'value' is not a baseline of rummikub"),
+    ({"game": "rummy500", "imitation_teacher": "hold_back"}, "'imitation_teacher': 'hold_back' is not a baseline"),
 ])
 def test_bad_values_are_refused_by_name(values: dict, message: str) -> None:
     with pytest.raises(ConfigError, match=message):
         from_dict(values)
+
+
+@pytest.mark.parametrize("game", ["rummikub", "rummikub_cards", "rummy500"])
+def test_unset_opponents_follow_the_game(tmp_path: Path, game: str) -> None:
+    path = tmp_path / "few.yaml"
+    path.write_text(f"name: few\ngame: {game}\ntotal_steps: 64\nnum_envs: 2\nnum_steps: 8\n")
+    config = load_config(path)
+    assert config.baselines == config.eval_opponents == baseline_names(game)
+    assert from_dict({"game": game, "baselines": []}).baselines == []  # pure self-play stays possible
 
 
 def test_yaml_errors_name_the_file(tmp_path: Path) -> None:
