@@ -320,6 +320,334 @@ def colour_order(lo, hi):
     return order
 
 
+def _new_run_info() -> np.ndarray:
+    """NEW_RUN_INFO[valued, n, f, w]: what row w of NEW_RUNS means at number n (fields f: ``_W_*``)."""
+    out = np.zeros((2, 14, 7, NEW_RUNS.shape[0]), dtype=np.int64)
+    for valued in range(2):
+        for n in range(1, 14):
+            for w, (m, *leads) in enumerate(NEW_RUNS):
+                ok, room, plain, jokers, jval = True, 0, 0, 0, 0
+                for e in range(m):
+                    kk = int(leads[e])
+                    # a run led by jokers needs them only when it cannot take them on
+                    # top instead: J 12 13, J 12 J, J J 13 (longer runs shed them as spares)
+                    if kk != 0 and kk != n - 11 and not (valued and kk < n):
+                        ok = False
+                    jval += kk * n - kk * (kk + 1) // 2  # what the leading jokers stand for
+                    ln = min(1 + kk, 3)
+                    if ln < 3 and n + 3 - ln > 13:
+                        ok = False
+                    plain += kk == 0
+                    room += n - kk - 1
+                    jokers += kk
+                    out[valued, n, _W_LEN + e, w] = ln
+                out[valued, n, :_W_LEN, w] = ok, jokers, room, plain, jval
+    return out
+
+
+_W_OK, _W_JOKERS, _W_ROOM, _W_PLAIN, _W_JVAL, _W_LEN = range(6)  # _W_LEN, _W_LEN + 1: the new runs' lengths
+NEW_RUN_INFO = _new_run_info()
+
+# The constants of one sub-step (a row of ``_contexts``): its number and colour, the bounds and weight of its
+# type and the type's bit, what the next two numbers of the colour offer (short runs must go on), what the
+# later colours of the number could still give to groups, whether the step places the groups' jokers, the
+# fixed jokers of the number and of the next two, the weight and points of every piece still to come, and
+# (joker steps) whether free jokers may head joker-only runs; then the problem's own constants.
+(_C_N, _C_SHIFT, _C_LO, _C_HI, _C_WT, _C_TBIT, _C_AVAIL1, _C_AVAIL2, _C_REST_GROUP, _C_LAST, _C_FIXED_N,
+ _C_FIX_NEXT, _C_TO_COME, _C_POINTS, _C_FREE_HEADS, _C_JHI, _C_JFREE, _C_FLOOR, _C_THRESHOLD, _C_VALUED,
+ _C_JOKER_VALUES) = range(21)
+SUBSTEPS = 65
+MOVES_CAP = 1024  # successors of one state: at most 65 run choices x 3 groups x 5 group jokers, or 9 x 9
+
+
+@njit(cache=True)
+def _contexts(lo, hi, jhi, jcap, weight, joker_bonus, known, valued, threshold, fixed, order, floor):
+    """The constants of every sub-step, computed once so that each state's moves only read them."""
+    ctx = np.zeros((SUBSTEPS, 21), dtype=np.int64)
+    to_come = np.int64(0)  # the weight of every piece of the types still to be taken
+    for t in range(52):
+        to_come += weight[t] * hi[t]
+    to_come += joker_bonus
+    points_to_come = 13 * jhi  # the most the pieces still to be taken (and every joker) can add to V
+    for t in range(52):
+        points_to_come += (t % 13 + 1) * hi[t]
+    has_fixed = False
+    for n in range(1, 14):
+        if fixed[n] > 0:
+            has_fixed = True
+    for n in range(1, 14):
+        fix_next = (fixed[n + 1] if n <= 12 else 0) + (fixed[n + 2] if n <= 11 else 0)
+        for kc in range(5):
+            s = 5 * (n - 1) + kc
+            ctx[s, _C_N] = n
+            ctx[s, _C_FIXED_N] = fixed[n]
+            ctx[s, _C_JHI] = jhi
+            ctx[s, _C_JFREE] = min(jhi, jcap)
+            ctx[s, _C_FLOOR] = floor
+            ctx[s, _C_THRESHOLD] = threshold
+            ctx[s, _C_VALUED] = valued
+            ctx[s, _C_JOKER_VALUES] = valued and threshold == 0
+            if kc == 4:
+                ctx[s, _C_FREE_HEADS] = n <= 12 and fixed[n + 1] > 0
+                continue
+            c = order[n - 1, kc]
+            t = c * 13 + n - 1
+            to_come -= weight[t] * hi[t]
+            points_to_come -= n * hi[t]
+            rest_group = 0
+            for k2 in range(kc + 1, 4):
+                rest_group += min(hi[order[n - 1, k2] * 13 + n - 1], 2)
+            ctx[s, _C_SHIFT] = 4 * c
+            ctx[s, _C_LO] = lo[t]
+            ctx[s, _C_HI] = hi[t]
+            ctx[s, _C_WT] = weight[t]
+            ctx[s, _C_TBIT] = np.int64((np.uint64(1) << np.uint64(t)) & ~known)
+            ctx[s, _C_AVAIL1] = min(hi[t + 1], 2) if n <= 12 else 0
+            ctx[s, _C_AVAIL2] = min(hi[t + 2], 2) if n <= 11 else 0
+            ctx[s, _C_REST_GROUP] = rest_group
+            ctx[s, _C_LAST] = kc == 3 and not has_fixed
+            ctx[s, _C_FIX_NEXT] = fix_next
+            ctx[s, _C_TO_COME] = to_come
+            ctx[s, _C_POINTS] = points_to_come
+    return ctx
+
+
+@njit(cache=True, inline="always")
+def _step_constants(ctx, s):
+    """Sub-step ``s``'s row of ``_contexts`` as a tuple: a layer's moves read it once, and the compiler keeps
+    it out of the loop over states."""
+    return (ctx[s, 0], ctx[s, 1], ctx[s, 2], ctx[s, 3], ctx[s, 4], ctx[s, 5], ctx[s, 6], ctx[s, 7], ctx[s, 8],
+            ctx[s, 9], ctx[s, 10], ctx[s, 11], ctx[s, 12], ctx[s, 13], ctx[s, 14], ctx[s, 15], ctx[s, 16],
+            ctx[s, 17], ctx[s, 18], ctx[s, 19], ctx[s, 20])
+
+
+@njit(cache=True, inline="always")
+def _colour_moves(c, key, val, bits, moves):
+    """Colour step: how many of its type go down, into which runs (open, new, joker-led) and groups; returns how many
+    successors of the state it wrote."""
+    n = c[_C_N]
+    shift = c[_C_SHIFT]
+    tlo = c[_C_LO]
+    thi = c[_C_HI]
+    wt = c[_C_WT]
+    tbit = np.uint64(c[_C_TBIT])
+    avail1 = c[_C_AVAIL1]
+    avail2 = c[_C_AVAIL2]
+    rest_group = c[_C_REST_GROUP]
+    last = c[_C_LAST] != 0
+    fixed_n = c[_C_FIXED_N]
+    fix_next = c[_C_FIX_NEXT]
+    to_come = c[_C_TO_COME]
+    points_to_come = c[_C_POINTS]
+    jhi = c[_C_JHI]
+    floor = c[_C_FLOOR]
+    threshold = c[_C_THRESHOLD]
+    valued = c[_C_VALUED] != 0
+    joker_values = c[_C_JOKER_VALUES] != 0
+    vi = c[_C_VALUED]
+    clear = ~((np.int64(15) << shift) | (np.int64(63) << _F_J) | (np.int64(63) << _F_GS)
+              | (np.int64(511) << _F_P1) | (np.int64(255) << _F_V))
+    pair = (key >> shift) & 15
+    ra = PAIRS[pair, 0]
+    rb = PAIRS[pair, 1]
+    jused = (key >> _F_J) & 7
+    rcap = (key >> _F_R) & 7
+    gs = (key >> _F_GS) & 15
+    gm = (key >> _F_GM) & 3
+    p1 = (key >> _F_P1) & 7
+    p2 = (key >> _F_P2) & 7
+    fu = (key >> _F_FU) & 7
+    v = (key >> _F_V) & 255
+    frem = fixed_n - fu  # fixed jokers of this number still to place
+    jfree = c[_C_JFREE] - jused
+    if jfree < 0:
+        jfree = 0
+    base_key = key & clear
+    count = 0
+    # the floor asks for this many pieces of t at least (jokers' values aside, which only raise it)
+    xlo = tlo
+    lack = floor - val - to_come
+    if lack > 0 and not joker_values:
+        if wt <= 0:
+            return 0
+        xlo = max(tlo, (lack + wt - 1) // wt)
+        if xlo > thi:
+            return 0
+    for cont in range(4):
+        ca = cont & 1
+        cb = (cont >> 1) & 1
+        if ca and ra == 0:
+            continue
+        if cb and rb == 0:
+            continue
+        if not ca and 0 < ra < 3:
+            continue
+        if not cb and 0 < rb < 3:
+            continue
+        if ra == rb and cont == 2:
+            continue
+        k = ca + cb
+        nclose = (1 if (ra == 3 and not ca) else 0) + (1 if (rb == 3 and not cb) else 0)
+        n_a = min(ra + 1, 3) if ca else 0
+        n_b = min(rb + 1, 3) if cb else 0
+        if (0 < n_a < 3 and n + 3 - n_a > 13) or (0 < n_b < 3 and n + 3 - n_b > 13):
+            continue
+        room0 = nclose * (14 - n)
+        # y jokers continue runs (yf of them fixed), u1/u2 joker-only runs get their first piece
+        ny = min(k, jfree + frem) + 1
+        n1 = min(p1, 2) + 1
+        for yu in range(ny * n1 * (min(p2, 2) + 1)):
+            y = yu % ny
+            u1 = (yu // ny) % n1
+            u2 = yu // (ny * n1)
+            ku = k + u1 + u2
+            if ku > 2:
+                continue
+            yf = min(y, frem)  # fixed first: jokers at one number can trade places
+            if y - yf > jfree:
+                continue
+            for w in range(NEW_RUNS.shape[0]):
+                m = NEW_RUNS[w, 0]
+                if ku + m > 2:
+                    break
+                real = k - y + m + u1 + u2
+                if real > thi:
+                    break  # rows go by count of new runs
+                if real + 2 < xlo or not NEW_RUN_INFO[vi, n, _W_OK, w]:
+                    continue
+                jnew = y - yf + NEW_RUN_INFO[vi, n, _W_JOKERS, w]
+                if jnew > jfree:
+                    continue
+                room = 0 if valued else room0 + NEW_RUN_INFO[vi, n, _W_ROOM, w]
+                jv = y * n + NEW_RUN_INFO[vi, n, _W_JVAL, w] if valued else 0
+                plain = NEW_RUN_INFO[vi, n, _W_PLAIN, w]
+                l0 = n_a
+                l1 = n_b
+                for e in range(m + u1 + u2):
+                    ln = NEW_RUN_INFO[vi, n, _W_LEN + e, w] if e < m else (2 if e < m + u1 else 3)
+                    if l0 == 0:
+                        l0 = ln
+                    else:
+                        l1 = ln
+                # a run closing where a plain one of its colour starts is one longer
+                # run; that matters only while the room is short
+                if plain > 0 and nclose > 0 and rcap == jhi:
+                    continue
+                if l0 == 0 and l1 > 0:
+                    l0 = l1
+                    l1 = 0
+                short = (1 if 0 < l0 < 3 else 0) + (1 if 0 < l1 < 3 else 0)
+                ones = (1 if l0 == 1 else 0) + (1 if l1 == 1 else 0)
+                if max(short - avail1, 0) + max(ones - avail2, 0) > jfree - jnew + fix_next:
+                    continue
+                npair = PAIR_INDEX[l0, l1]
+                nr = rcap + jnew + room
+                if nr > jhi:
+                    nr = jhi
+                for g in range(3):
+                    x = real + g
+                    if x < xlo:
+                        continue
+                    if x > thi:
+                        break
+                    ngm = gm if gm > g else g
+                    if not GROUP_VIABLE[gs + g, ngm, rest_group, min(jfree - jnew + frem - yf, 8)]:
+                        continue
+                    jo = jv if joker_values else 0
+                    if val + wt * x + jo + to_come < floor:
+                        continue
+                    nv = 0
+                    if threshold > 0:
+                        nv = min(v + n * x + jv, threshold)
+                        if nv + points_to_come < threshold:
+                            continue
+                    nbits = bits
+                    if x > tlo:
+                        nbits |= tbit
+                    opt = cont | (y << 2) | (w << 4) | (g << 8) | (x << 10) | (u1 << 16) | (u2 << 18)
+                    if not last:
+                        moves[count, 0] = (base_key | (npair << shift) | ((jused + jnew) << _F_J) | (nr << _F_R)
+                                        | ((gs + g) << _F_GS) | (ngm << _F_GM) | ((p1 - u1) << _F_P1)
+                                        | ((p2 - u2) << _F_P2) | ((fu + yf) << _F_FU) | (nv << _F_V))
+                        moves[count, 1] = val + wt * x + jo
+                        moves[count, 2] = np.int64(nbits)
+                        moves[count, 3] = opt
+                        count += 1
+                        continue
+                    # the last colour of the number: its groups take their jokers here, so the
+                    # layer before the group step (the largest) is never stored
+                    nbase = base_key | (npair << shift) | ((p1 - u1) << _F_P1) | ((p2 - u2) << _F_P2)
+                    for jg in range(jfree - jnew + 1):
+                        groom = GROUP_ROOM[gs + g, ngm, jg]
+                        if groom < 0:
+                            continue
+                        nr2 = nr + jg + (0 if valued else groom)
+                        if nr2 > jhi:
+                            nr2 = jhi
+                        nkey = nbase | ((jused + jnew + jg) << _F_J) | (nr2 << _F_R)
+                        if threshold > 0:
+                            nkey |= min(nv + jg * n, threshold) << _F_V
+                        moves[count, 0] = nkey
+                        moves[count, 1] = val + wt * x + jo + (jg * n if joker_values else 0)
+                        moves[count, 2] = np.int64(nbits)
+                        moves[count, 3] = opt | (jg << 13)
+                        count += 1
+    return count
+
+
+@njit(cache=True, inline="always")
+def _joker_moves(c, key, val, bits, moves):
+    """Joker step: how many jokers join the number's groups and start joker-only runs; returns successors written."""
+    n = c[_C_N]
+    jhi = c[_C_JHI]
+    threshold = c[_C_THRESHOLD]
+    valued = c[_C_VALUED] != 0
+    joker_values = c[_C_JOKER_VALUES] != 0
+    jused = (key >> _F_J) & 7
+    rcap = (key >> _F_R) & 7
+    gs = (key >> _F_GS) & 15
+    gm = (key >> _F_GM) & 3
+    pend = ((key >> _F_P1) & 7) + ((key >> _F_P2) & 7)
+    if n == 13 and pend > 0:
+        return 0  # joker-only runs that never got a piece (C4)
+    frem = c[_C_FIXED_N] - ((key >> _F_FU) & 7)
+    jfree = max(c[_C_JFREE] - jused, 0)
+    base_key = key & ~((np.int64(63) << _F_J) | (np.int64(63) << _F_GS) | (np.int64(511) << _F_P1)
+                       | (np.int64(255) << _F_V))
+    v = (key >> _F_V) & 255
+    heads = 0 if n == 13 else frem + (jfree if c[_C_FREE_HEADS] else 0)
+    count = 0
+    for knew in range(heads + 1):
+        for jg in range(frem + jfree + 1):
+            jf = pend + knew + jg - frem  # free jokers placed here
+            if jf < 0:
+                continue
+            if jf > jfree:
+                break
+            room = GROUP_ROOM[gs, gm, jg]
+            if room < 0:
+                continue
+            nr = rcap + jf + (0 if valued else room + knew * (n - 1))
+            if nr > jhi:
+                nr = jhi
+            nkey = base_key | ((jused + jf) << _F_J) | (nr << _F_R) | (knew << _F_P1) | (pend << _F_P2)
+            nkey |= min(v + (pend + knew + jg) * n, threshold) << _F_V
+            moves[count, 0] = nkey
+            moves[count, 1] = val + ((pend + knew + jg) * n if joker_values else 0)
+            moves[count, 2] = np.int64(bits)
+            moves[count, 3] = jg | (knew << 3)
+            count += 1
+    return count
+
+
+@njit(cache=True, inline="always")
+def _moves(c, s, key, val, bits, moves):
+    """The successors of one state at sub-step ``s`` (constants ``c``), whichever kind of step it is."""
+    if s % 5 == 4:
+        return _joker_moves(c, key, val, bits, moves)
+    return _colour_moves(c, key, val, bits, moves)
+
+
 @njit(cache=True)
 def forward(lo, hi, jhi, weight, by_bits, ht, ws_stamp, s_key, s_val, s_bits, s_parent, s_opt, layer_start,
             skip, jcap, floor, joker_bonus, known, valued, threshold, fixed):
@@ -370,295 +698,36 @@ def forward(lo, hi, jhi, weight, by_bits, ht, ws_stamp, s_key, s_val, s_bits, s_
     top = 1
     layer_start[0] = 0
     begin, end = 0, 1
-    step = 0
-    n_new = NEW_RUNS.shape[0]
     order = colour_order(lo, hi)
-    to_come = np.int64(0)  # the weight of every piece of the types still to be taken
-    for t in range(52):
-        to_come += weight[t] * hi[t]
-    to_come += joker_bonus
-    joker_values = valued and threshold == 0  # the jokers' numbers count in the objective
-    points_to_come = 13 * jhi  # the most the pieces still to be taken (and every joker) can add to V
-    for t in range(52):
-        points_to_come += (t % 13 + 1) * hi[t]
-    has_fixed = False
-    for n in range(1, 14):
-        if fixed[n] > 0:
-            has_fixed = True
-    # what each row of NEW_RUNS means at number n: allowed, jokers, room below, plain runs, lengths
-    w_ok = np.zeros(n_new, dtype=np.bool_)
-    w_jokers = np.zeros(n_new, dtype=np.int64)
-    w_room = np.zeros(n_new, dtype=np.int64)
-    w_plain = np.zeros(n_new, dtype=np.int64)
-    w_len = np.zeros((n_new, 2), dtype=np.int64)
-    w_jval = np.zeros(n_new, dtype=np.int64)  # what the leading jokers stand for
-    for n in range(1, 14):
-        for w in range(n_new):
-            m = NEW_RUNS[w, 0]
-            ok = True
-            room = 0
-            plain = 0
-            jk = 0
-            jval = 0
-            for e in range(m):
-                kk = NEW_RUNS[w, 1 + e]
-                # a run led by jokers needs them only when it cannot take them on
-                # top instead: J 12 13, J 12 J, J J 13 (longer runs shed them as spares)
-                if kk != 0 and kk != n - 11 and not (valued and kk < n):
-                    ok = False
-                jval += kk * n - kk * (kk + 1) // 2
-                ln = min(1 + kk, 3)
-                if ln < 3 and n + 3 - ln > 13:
-                    ok = False
-                if kk == 0:
-                    plain += 1
-                room += n - kk - 1
-                jk += kk
-                w_len[w, e] = ln
-            w_ok[w] = ok
-            w_jokers[w] = jk
-            w_room[w] = room
-            w_plain[w] = plain
-            w_jval[w] = jval
-        fixed_n = fixed[n]
-        # fixed jokers that could still lengthen a short run of this number
-        fix_next = (fixed[n + 1] if n <= 12 else 0) + (fixed[n + 2] if n <= 11 else 0)
-        for kc in range(4):
-            c = order[n - 1, kc]
-            t = c * 13 + n - 1
-            shift = 4 * c
-            to_come -= weight[t] * hi[t]
-            points_to_come -= n * hi[t]
-            if hi[t] == 0:
-                if _field_zero(s_key, begin, end, shift):
-                    step += 1
-                    skip[step] = 1
-                    layer_start[step] = begin
-                    continue
-            skip[step + 1] = 0
-            stamp += 1
-            hb = _hash_bits(end - begin)
-            tlo = lo[t]
-            thi = hi[t]
-            wt = weight[t]
-            tbit = (np.uint64(1) << np.uint64(t)) & ~known
-            # short runs must go on: what the next two numbers of this colour offer
-            avail1 = min(hi[t + 1], 2) if n <= 12 else 0
-            avail2 = min(hi[t + 2], 2) if n <= 11 else 0
-            rest_group = 0  # pieces the later colours of this number could still give to groups
-            for k2 in range(kc + 1, 4):
-                rest_group += min(hi[order[n - 1, k2] * 13 + n - 1], 2)
-            clear = ~((np.int64(15) << shift) | (np.int64(63) << _F_J) | (np.int64(63) << _F_GS)
-                      | (np.int64(511) << _F_P1) | (np.int64(255) << _F_V))
-            last = kc == 3 and not has_fixed
-            for i in range(begin, end):
-                key = s_key[i]
-                pair = (key >> shift) & 15
-                ra = PAIRS[pair, 0]
-                rb = PAIRS[pair, 1]
-                jused = (key >> _F_J) & 7
-                rcap = (key >> _F_R) & 7
-                gs = (key >> _F_GS) & 15
-                gm = (key >> _F_GM) & 3
-                p1 = (key >> _F_P1) & 7
-                p2 = (key >> _F_P2) & 7
-                fu = (key >> _F_FU) & 7
-                v = (key >> _F_V) & 255
-                frem = fixed_n - fu  # fixed jokers of this number still to place
-                jfree = min(jhi, jcap) - jused
-                if jfree < 0:
-                    jfree = 0
-                base_key = key & clear
-                base_val = s_val[i]
-                base_bits = s_bits[i]
-                # the floor asks for this many pieces of t at least (jokers' values aside, which only raise it)
-                xlo = tlo
-                lack = floor - base_val - to_come
-                if lack > 0 and not joker_values:
-                    if wt <= 0:
-                        continue
-                    xlo = max(tlo, (lack + wt - 1) // wt)
-                    if xlo > thi:
-                        continue
-                for cont in range(4):
-                    ca = cont & 1
-                    cb = (cont >> 1) & 1
-                    if ca and ra == 0:
-                        continue
-                    if cb and rb == 0:
-                        continue
-                    if not ca and 0 < ra < 3:
-                        continue
-                    if not cb and 0 < rb < 3:
-                        continue
-                    if ra == rb and cont == 2:
-                        continue
-                    k = ca + cb
-                    nclose = (1 if (ra == 3 and not ca) else 0) + (1 if (rb == 3 and not cb) else 0)
-                    n_a = min(ra + 1, 3) if ca else 0
-                    n_b = min(rb + 1, 3) if cb else 0
-                    if (0 < n_a < 3 and n + 3 - n_a > 13) or (0 < n_b < 3 and n + 3 - n_b > 13):
-                        continue
-                    room0 = nclose * (14 - n)
-                    # y jokers continue runs (yf of them fixed), u1/u2 joker-only runs get their first piece
-                    ny = min(k, jfree + frem) + 1
-                    n1 = min(p1, 2) + 1
-                    for yu in range(ny * n1 * (min(p2, 2) + 1)):
-                        y = yu % ny
-                        u1 = (yu // ny) % n1
-                        u2 = yu // (ny * n1)
-                        ku = k + u1 + u2
-                        if ku > 2:
-                            continue
-                        yf = min(y, frem)  # fixed first: jokers at one number can trade places
-                        if y - yf > jfree:
-                            continue
-                        for w in range(n_new):
-                            m = NEW_RUNS[w, 0]
-                            if ku + m > 2:
-                                break
-                            real = k - y + m + u1 + u2
-                            if real > thi:
-                                break  # rows go by count of new runs
-                            if real + 2 < xlo or not w_ok[w]:
-                                continue
-                            jnew = y - yf + w_jokers[w]
-                            if jnew > jfree:
-                                continue
-                            room = 0 if valued else room0 + w_room[w]
-                            jv = y * n + w_jval[w] if valued else 0
-                            plain = w_plain[w]
-                            l0 = n_a
-                            l1 = n_b
-                            for e in range(m + u1 + u2):
-                                ln = w_len[w, e] if e < m else (2 if e < m + u1 else 3)
-                                if l0 == 0:
-                                    l0 = ln
-                                else:
-                                    l1 = ln
-                            # a run closing where a plain one of its colour starts is one longer
-                            # run; that matters only while the room is short
-                            if plain > 0 and nclose > 0 and rcap == jhi:
-                                continue
-                            if l0 == 0 and l1 > 0:
-                                l0 = l1
-                                l1 = 0
-                            short = (1 if 0 < l0 < 3 else 0) + (1 if 0 < l1 < 3 else 0)
-                            ones = (1 if l0 == 1 else 0) + (1 if l1 == 1 else 0)
-                            if max(short - avail1, 0) + max(ones - avail2, 0) > jfree - jnew + fix_next:
-                                continue
-                            npair = PAIR_INDEX[l0, l1]
-                            nr = rcap + jnew + room
-                            if nr > jhi:
-                                nr = jhi
-                            for g in range(3):
-                                x = real + g
-                                if x < xlo:
-                                    continue
-                                if x > thi:
-                                    break
-                                ngm = gm if gm > g else g
-                                if not GROUP_VIABLE[gs + g, ngm, rest_group, min(jfree - jnew + frem - yf, 8)]:
-                                    continue
-                                jo = jv if joker_values else 0
-                                if base_val + wt * x + jo + to_come < floor:
-                                    continue
-                                nv = 0
-                                if threshold > 0:
-                                    nv = min(v + n * x + jv, threshold)
-                                    if nv + points_to_come < threshold:
-                                        continue
-                                nbits = base_bits
-                                if x > tlo:
-                                    nbits |= tbit
-                                opt = cont | (y << 2) | (w << 4) | (g << 8) | (x << 10) | (u1 << 16) | (u2 << 18)
-                                if not last:
-                                    nkey = (base_key | (npair << shift) | ((jused + jnew) << _F_J) | (nr << _F_R)
-                                            | ((gs + g) << _F_GS) | (ngm << _F_GM) | ((p1 - u1) << _F_P1)
-                                            | ((p2 - u2) << _F_P2) | ((fu + yf) << _F_FU) | (nv << _F_V))
-                                    nval = base_val + wt * x + jo
-                                    top, hb, stamp = _store(nkey, nval, nbits, i, opt, ht, hb, stamp, end,
-                                                            s_key, s_val, s_bits, s_parent, s_opt, top)
-                                    if top < 0:
-                                        return -1
-                                    continue
-                                # the last colour of the number: its groups take their jokers here, so the
-                                # layer before the group step (the largest) is never stored
-                                nbase = base_key | (npair << shift) | ((p1 - u1) << _F_P1) | ((p2 - u2) << _F_P2)
-                                for jg in range(jfree - jnew + 1):
-                                    groom = GROUP_ROOM[gs + g, ngm, jg]
-                                    if groom < 0:
-                                        continue
-                                    nr2 = nr + jg + (0 if valued else groom)
-                                    if nr2 > jhi:
-                                        nr2 = jhi
-                                    nkey = nbase | ((jused + jnew + jg) << _F_J) | (nr2 << _F_R)
-                                    if threshold > 0:
-                                        nkey |= min(nv + jg * n, threshold) << _F_V
-                                    gv = base_val + wt * x + jo + (jg * n if joker_values else 0)
-                                    top, hb, stamp = _store(nkey, gv, nbits, i, opt | (jg << 13), ht, hb, stamp, end,
-                                                            s_key, s_val, s_bits, s_parent, s_opt, top)
-                                    if top < 0:
-                                        return -1
-            top = _prune(end, top, 0, 3, jhi, threshold, by_bits, ht, hb, stamp, s_key, s_val, s_bits, s_parent,
-                              s_opt)
-            step += 1
-            layer_start[step] = end
-            begin, end = end, top
-        # joker step: jokers join this number's groups, which must be formable; joker-only runs take one more
-        # and new ones start (fixed jokers: every one of this number is placed by now)
-        # a free joker heads a joker-only run only to make J, fixed joker, 13 (longer runs shed it as a spare)
-        free_heads = n <= 12 and fixed[n + 1] > 0
-        if (fixed_n == 0 and not free_heads and _field_zero(s_key, begin, end, _F_GS)
-                and _field_zero(s_key, begin, end, _F_P1) and _field_zero(s_key, begin, end, _F_P2)):
-            step += 1
-            skip[step] = 1
-            layer_start[step] = begin
+    ctx = _contexts(lo, hi, jhi, jcap, weight, joker_bonus, known, valued, threshold, fixed, order, floor)
+    moves = np.empty((MOVES_CAP, 4), dtype=np.int64)
+    for step in range(SUBSTEPS):
+        if step % 5 < 4:  # a colour step with no piece of its type and no open run of its colour
+            idle = ctx[step, _C_HI] == 0 and _field_zero(s_key, begin, end, ctx[step, _C_SHIFT])
+        else:  # a joker step with no group piece, joker-only run or fixed joker
+            idle = (ctx[step, _C_FIXED_N] == 0 and not ctx[step, _C_FREE_HEADS]
+                    and _field_zero(s_key, begin, end, _F_GS) and _field_zero(s_key, begin, end, _F_P1)
+                    and _field_zero(s_key, begin, end, _F_P2))
+        if idle:
+            skip[step + 1] = 1
+            layer_start[step + 1] = begin
             continue
         skip[step + 1] = 0
         stamp += 1
         hb = _hash_bits(end - begin)
+        c = _step_constants(ctx, step)
         for i in range(begin, end):
-            key = s_key[i]
-            jused = (key >> _F_J) & 7
-            rcap = (key >> _F_R) & 7
-            gs = (key >> _F_GS) & 15
-            gm = (key >> _F_GM) & 3
-            pend = ((key >> _F_P1) & 7) + ((key >> _F_P2) & 7)
-            if n == 13 and pend > 0:
-                continue  # joker-only runs that never got a piece (C4)
-            frem = fixed_n - ((key >> _F_FU) & 7)
-            jfree = max(min(jhi, jcap) - jused, 0)
-            base_key = key & ~((np.int64(63) << _F_J) | (np.int64(63) << _F_GS) | (np.int64(511) << _F_P1)
-                               | (np.int64(255) << _F_V))
-            v = (key >> _F_V) & 255
-            heads = 0 if n == 13 else frem + (jfree if free_heads else 0)
-            for knew in range(heads + 1):
-                for jg in range(frem + jfree + 1):
-                    jf = pend + knew + jg - frem  # free jokers placed here
-                    if jf < 0:
-                        continue
-                    if jf > jfree:
-                        break
-                    room = GROUP_ROOM[gs, gm, jg]
-                    if room < 0:
-                        continue
-                    nr = rcap + jf + (0 if valued else room + knew * (n - 1))
-                    if nr > jhi:
-                        nr = jhi
-                    nkey = base_key | ((jused + jf) << _F_J) | (nr << _F_R) | (knew << _F_P1) | (pend << _F_P2)
-                    nkey |= min(v + (pend + knew + jg) * n, threshold) << _F_V
-                    gv = s_val[i] + ((pend + knew + jg) * n if joker_values else 0)
-                    top, hb, stamp = _store(nkey, gv, s_bits[i], i, jg | (knew << 3), ht, hb, stamp, end,
-                                            s_key, s_val, s_bits, s_parent, s_opt, top)
-                    if top < 0:
-                        return -1
+            count = _moves(c, step, s_key[i], s_val[i], s_bits[i], moves)
+            for j in range(count):
+                top, hb, stamp = _store(moves[j, 0], moves[j, 1], np.uint64(moves[j, 2]), i, moves[j, 3], ht, hb,
+                                        stamp, end, s_key, s_val, s_bits, s_parent, s_opt, top)
+                if top < 0:
+                    return -1
         top = _prune(end, top, 0, 3, jhi, threshold, by_bits, ht, hb, stamp, s_key, s_val, s_bits, s_parent,
-                              s_opt)
-        step += 1
-        layer_start[step] = end
+                     s_opt)
+        layer_start[step + 1] = end
         begin, end = end, top
-    layer_start[step + 1] = top
+    layer_start[SUBSTEPS + 1] = top
     ws_stamp[0] = stamp
     return top
 
