@@ -15,6 +15,7 @@ continues from the last checkpoint as if the run had never stopped.
 from __future__ import annotations
 
 import argparse
+import shlex
 import shutil
 import signal
 import sys
@@ -34,14 +35,27 @@ from agents.selfplay import OpponentPool, SelfPlay, derive_seed, game_shape, mak
 from agents.train_config import TrainConfig, from_dict, load_config, to_dict
 from agents.train_log import CsvLog, format_table, last_evaluation, plot_win_rates
 
+RUNS_DIR = "runs"
+
 
 def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--config", required=True, help="training config (YAML), e.g. configs/rummy500_2p.yaml")
     parser.add_argument("--total-steps", type=int, default=None, help="override the config's learner-step budget")
     parser.add_argument("--resume", action="store_true", help="continue the run from runs/<name>/checkpoint.pt")
-    parser.add_argument("--runs-dir", default="runs", help="parent folder of the run's outputs")
+    parser.add_argument("--runs-dir", default=RUNS_DIR, help="parent folder of the run's outputs")
     return parser.parse_args()
+
+
+def resume_command(args: argparse.Namespace) -> str:
+    """The command that continues this run: the same script, config and runs folder, with ``--resume``.
+
+    The step budget needs no repeating: an override is saved in the checkpoint's config.
+    """
+    words = ["python", sys.argv[0], "--config", args.config]
+    if args.runs_dir != RUNS_DIR:
+        words += ["--runs-dir", args.runs_dir]
+    return shlex.join([*words, "--resume"])
 
 
 class StopRequest:
@@ -316,14 +330,14 @@ def main() -> None:
 
     if update < config.num_updates and not out_of_time:
         print(f"stopped at update {update} of {config.num_updates}, step {global_step}; "
-              f"continue with: python train.py --config {args.config} --resume")
+              f"continue with: {resume_command(args)}")
         return
     plot_win_rates(run_dir / "eval.csv", run_dir / "win_rate.png",
                    f"{config.game}, {config.num_players} players: learner vs baselines", 1 / config.num_players)
     even = 1 / config.num_players
     if update < config.num_updates:
         print(f"\ntime budget of {config.time_limit_minutes:g} minutes reached at update {update} of "
-              f"{config.num_updates}; --resume continues the run")
+              f"{config.num_updates}; continue with: {resume_command(args)}")
     print(f"\nfinal evaluation after {global_step} learner steps: {config.eval_deals} duplicate deals per opponent, "
           f"the learner at every seat against {config.num_players - 1} copies of it (even: {even:.2f})")
     print(format_table(last_evaluation(run_dir / "eval.csv")))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 import signal
 import subprocess
 import sys
@@ -96,7 +97,9 @@ def test_interrupted_run_resumes_to_the_same_result(tmp_path: Path, monkeypatch:
     assert 0 < load_checkpoint(tmp_path / "interrupted" / "checkpoint.pt")["update"] < updates
 
     capsys.readouterr()
-    run_in_process(monkeypatch, "--config", str(config), "--runs-dir", str(tmp_path), "--resume")
+    hint = shlex.split(out.split("continue with: ")[1].splitlines()[0])  # the printed command, run as printed
+    assert hint[:2] == ["python", str(ROOT / "train.py")] and hint[-1] == "--resume"
+    run_in_process(monkeypatch, *hint[2:])
     assert "resumed" in capsys.readouterr().out
     a = load_checkpoint(tmp_path / "straight" / "checkpoint.pt")
     b = load_checkpoint(tmp_path / "interrupted" / "checkpoint.pt")
@@ -154,4 +157,5 @@ def test_time_budget_ends_the_run_with_its_final_evaluation(tmp_path: Path, monk
     assert time.time() - started < 0.2 * 60 + 5
     out = capsys.readouterr().out
     assert "time budget of 0.2 minutes reached" in out and "final evaluation" in out
+    assert f"--runs-dir {tmp_path} --resume" in out
     assert (tmp_path / "timed" / "win_rate.png").is_file()
