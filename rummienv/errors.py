@@ -2,7 +2,9 @@
 
 All of them subclass ValueError so that callers who only care that *their input*
 was wrong can catch one type; the subclasses let tests and front ends tell an
-illegal move from a malformed position or notation.
+illegal move from a malformed position or notation. A message that refuses
+something under a rule cites the rule's id in parentheses, e.g. ``(T7)``;
+docs/RULES.md defines every id.
 """
 
 

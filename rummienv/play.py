@@ -81,7 +81,7 @@ class Session:
 
     def run(self) -> bool:
         """Play to the end; False if the person quit."""
-        say(text.help_text(self.game))
+        say(text.help_text(self.game), text.RULES_NOTE)
         while not self.state.is_terminal():
             deal = deal_number(self.state)
             if self.state.current_player == self.human:
@@ -118,7 +118,7 @@ class Session:
             if verb == "quit":
                 return False
             if verb == "help":
-                say(text.help_text(self.game))
+                say(text.help_text(self.game), text.RULES_NOTE)
             elif verb in ("hint", "auto"):
                 suggestion = self.suggest()
                 if verb == "hint":
@@ -273,7 +273,8 @@ def clock_of(arg: str | None, rules: Any) -> float | None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m rummienv.play", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m rummienv.play", description=__doc__.split("\n\n")[0],
+                                     epilog=text.RULES_NOTE)
     parser.add_argument("--game", choices=GAMES, default="rummikub")
     parser.add_argument("--opponents", nargs="+", help="bot names or checkpoints, one per other seat "
                         "(default: one greedy bot)")

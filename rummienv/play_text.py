@@ -20,6 +20,7 @@ RUMMIKUB_HELP = ("moves: play <tiles> (stage them, then commit) | place <tiles> 
                  "swap <tile> (card edition) | hint | auto | quit;  tiles like r7 k13 J")
 RUMMY500_HELP = ("moves: draw | take <card> | meld <cards> | layoff <card> [run|group] | discard <card> | "
                  "end (stock empty) | hint | auto | quit;  cards like 9S TD AH")
+RULES_NOTE = "rule ids in messages, like (T7) or (F6), are explained in docs/RULES.md"
 
 
 def help_text(game: str) -> str:

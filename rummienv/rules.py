@@ -1,6 +1,6 @@
 """Frozen rule presets for the three games, and field-by-field overrides.
 
-A preset is the rule book's default (RULES.md); a user changes a rule by naming
+A preset is the rule book's default (docs/RULES.md); a user changes a rule by naming
 the field in a dict or a YAML file. Every override is checked against the field's
 type and allowed range so that a typo fails loudly instead of silently playing a
 different game.

@@ -5,7 +5,7 @@ a disagreement between the two points at the real solver (or at a rule reading
 both share, which the self-check in ``test_bruteforce_selfcheck.py`` pins down
 on hand-made cases). It imports nothing from ``rummienv`` on purpose.
 
-Rules implemented (see RULES.md): C2 groups, C3 runs (1 only low, 13 only
+Rules implemented (see docs/RULES.md): C2 groups, C3 runs (1 only low, 13 only
 high), C4 jokers (a set holds at least one numbered piece), C5 set values,
 C6/C7 (after opening the whole table plus the play must be re-partitioned into
 valid sets, freely), T4/K3 opening (the play alone forms new sets worth at least

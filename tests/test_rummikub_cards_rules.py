@@ -1,4 +1,4 @@
-"""Rules K1-K10 of the card edition (RULES.md), each named by its id."""
+"""Rules K1-K10 of the card edition (docs/RULES.md), each named by its id."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Rules C1-C7 and T1-T12 (RULES.md), each named by its id, on scripted positions."""
+"""Rules C1-C7 and T1-T12 (docs/RULES.md), each named by its id, on scripted positions."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Rummy 500 rules F1-F13 (RULES.md), each on scripted positions, plus bad input."""
+"""Rummy 500 rules F1-F13 (docs/RULES.md), each on scripted positions, plus bad input."""
 
 from __future__ import annotations
 

@@ -7,7 +7,7 @@ from rummienv.envs.base import RummyEnv
 
 
 class RummikubEnv(RummyEnv):
-    """Rummikub with tiles (RULES.md C and T), one seat learning, the others played inside ``step``.
+    """Rummikub with tiles (docs/RULES.md C and T), one seat learning, the others played inside ``step``.
 
     ## Description
     2-4 players race to empty their racks onto a shared table of sets (groups and
@@ -93,7 +93,7 @@ class RummikubEnv(RummyEnv):
 
 
 class RummikubCardsEnv(RummikubEnv):
-    """The Rummikub card edition (RULES.md C and K), one seat learning, the others played inside ``step``.
+    """The Rummikub card edition (docs/RULES.md C and K), one seat learning, the others played inside ``step``.
 
     ## Description
     Rummikub with 108 cards: four jokers, a 40-point opening (K3), jokers that keep

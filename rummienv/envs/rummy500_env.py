@@ -6,7 +6,7 @@ from rummienv.envs.base import RummyEnv
 
 
 class Rummy500Env(RummyEnv):
-    """Rummy 500 (RULES.md F), one seat learning, the others played inside ``step``.
+    """Rummy 500 (docs/RULES.md F), one seat learning, the others played inside ``step``.
 
     ## Description
     2-4 players draw (from the stock, or any card of the spread discard pile,

@@ -1,4 +1,4 @@
-"""Rummy 500 (RULES.md section F): the game, its states and positions."""
+"""Rummy 500 (docs/RULES.md section F): the game, its states and positions."""
 
 from rummienv.rummy500.actions import NUM_ACTIONS, action_to_string, string_to_action
 from rummienv.rummy500.position import load_state

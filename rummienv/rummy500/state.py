@@ -1,4 +1,4 @@
-"""Rummy 500 (RULES.md F) as a state machine: one hand, or a whole game to 500.
+"""Rummy 500 (docs/RULES.md F) as a state machine: one hand, or a whole game to 500.
 
 Turn structure (F6-F8) as phases:
 
