@@ -5,11 +5,12 @@ optional warm start by cloning a baseline, then the loop of rollout, generalised
 advantage estimation and clipped minibatch updates, with evaluations against the
 baselines on fixed duplicate deals, checkpoints and logs along the way.
 
-    python train.py --config configs/rummikub_2p.yaml [--total-steps N] [--resume]
+    python train.py --config configs/rummikub_2p.yaml [--total-steps N] [--resume | --overwrite]
 
 Illegal actions are masked out of the logits both when acting and in the update.
 Ctrl-C (or SIGTERM) stops after the current update with a checkpoint; ``--resume``
-continues from the last checkpoint as if the run had never stopped.
+continues from the last checkpoint as if the run had never stopped. A run folder
+that already holds a checkpoint is only replaced with ``--overwrite``.
 """
 
 from __future__ import annotations
@@ -42,7 +43,10 @@ def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--config", required=True, help="training config (YAML), e.g. configs/rummy500_2p.yaml")
     parser.add_argument("--total-steps", type=int, default=None, help="override the config's learner-step budget")
-    parser.add_argument("--resume", action="store_true", help="continue the run from runs/<name>/checkpoint.pt")
+    again = parser.add_mutually_exclusive_group()
+    again.add_argument("--resume", action="store_true", help="continue the run from runs/<name>/checkpoint.pt")
+    again.add_argument("--overwrite", action="store_true",
+                       help="start afresh where runs/<name>/ holds a run, replacing its checkpoint, curves and plot")
     parser.add_argument("--runs-dir", default=RUNS_DIR, help="parent folder of the run's outputs")
     return parser.parse_args()
 
@@ -108,8 +112,13 @@ def main() -> None:
     except ValueError as exc:
         sys.exit(f"error: {exc}")
     if resumed is None and (run_dir / "checkpoint.pt").exists():
+        if not args.overwrite:
+            sys.exit(f"error: {run_dir} already holds a run; continue it with --resume, or start afresh with "
+                     "--overwrite, which replaces its checkpoint, curves and plot")
         print(f"starting afresh in {run_dir}: its previous checkpoint, curves and plot are replaced")
         shutil.rmtree(run_dir / "tb", ignore_errors=True)  # else TensorBoard would mix the two runs
+        for stale in ("checkpoint.pt", "win_rate.png"):  # the CSVs start afresh by themselves
+            (run_dir / stale).unlink(missing_ok=True)
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "config.yaml").write_text(_as_yaml(to_dict(config)))
 

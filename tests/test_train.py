@@ -110,6 +110,29 @@ def test_interrupted_run_resumes_to_the_same_result(tmp_path: Path, monkeypatch:
     assert [r.split(",")[0] for r in rows[1:]] == [str(u) for u in range(1, updates + 1)]  # none logged twice
 
 
+def test_an_earlier_run_is_kept_unless_resumed_or_overwritten(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                               capsys: pytest.CaptureFixture) -> None:
+    config = config_file(tmp_path, "again", total_steps=32, num_envs=2, num_steps=16, eval_deals=1,
+                         eval_opponents=["random"], imitation_teacher="")
+    run = tmp_path / "again"
+    (run / "tb").mkdir(parents=True)
+    (run / "tb" / "events.old").write_text("earlier curves")
+    (run / "checkpoint.pt").write_bytes(b"earlier weights")
+    (run / "win_rate.png").write_bytes(b"earlier plot")
+    message = refusal(monkeypatch, "--config", str(config), "--runs-dir", str(tmp_path))
+    assert "already holds a run" in message and "--resume" in message and "--overwrite" in message
+    assert (run / "checkpoint.pt").read_bytes() == b"earlier weights" and not (run / "config.yaml").exists()
+    capsys.readouterr()
+    with pytest.raises(SystemExit):  # argparse: the two ask for opposite things
+        run_in_process(monkeypatch, "--config", str(config), "--runs-dir", str(tmp_path), "--resume", "--overwrite")
+    assert "not allowed with argument" in capsys.readouterr().err
+
+    run_in_process(monkeypatch, "--config", str(config), "--runs-dir", str(tmp_path), "--overwrite")
+    assert "starting afresh" in capsys.readouterr().out
+    assert load_checkpoint(run / "checkpoint.pt")["global_step"] == 32
+    assert not (run / "tb" / "events.old").exists() and (run / "win_rate.png").read_bytes() != b"earlier plot"
+
+
 def test_corrupt_checkpoint_is_refused_with_a_message(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     run = tmp_path / "smoke"
     run.mkdir()
