@@ -15,7 +15,7 @@ import argparse
 import dataclasses
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import combinations
 from pathlib import Path
 from typing import Any
@@ -171,15 +171,17 @@ def head_to_head(records: list[dict[str, Any]], labels: Sequence[str]) -> dict[s
 
 
 def format_table(result: dict[str, Any]) -> str:
+    """The summary as fixed-width text; the name columns are as wide as the longest name needs."""
     rating = result.get("rating")
-    head = f"{'agent':<16}{'games':>7}{'win rate':>10}  {'95% CI':<16}{'mean score':>11}  {'95% CI':<18}"
+    name = max(16, 2 + max(map(len, result["agents"])))
+    head = f"{'agent':<{name}}{'games':>7}{'win rate':>10}  {'95% CI':<16}{'mean score':>11}  {'95% CI':<18}"
     if rating:
         head += "rating"
     lines = [f"{result['game']}, {result['players']} players, {result['deals']} deals, seed {result['seed']}", head]
     for label, row in result["agents"].items():
         lo, hi = row["win_ci"]
         slo, shi = row["score_ci"]
-        line = (f"{label:<16}{row['games']:>7}{row['win_rate']:>10.3f}  [{lo:.3f}, {hi:.3f}]  "
+        line = (f"{label:<{name}}{row['games']:>7}{row['win_rate']:>10.3f}  [{lo:.3f}, {hi:.3f}]  "
                 f"{row['mean_score']:>+11.2f}  [{slo:+.2f}, {shi:+.2f}]".ljust(len(head)))
         if rating:
             line += "  ".join(f"{k} {v:.1f}" for k, v in rating["agents"][label].items() if k != "sigma")
@@ -189,24 +191,62 @@ def format_table(result: dict[str, Any]) -> str:
     pairs = result.get("head_to_head")
     if pairs:
         lines.append("head to head (row beats column; ties half):")
-        lines.append(" " * 16 + "".join(f"{b[:11]:>12}" for b in pairs))
+        width = {b: max(12, 1 + len(b)) for b in pairs}
+        lines.append(" " * name + "".join(f"{b:>{width[b]}}" for b in pairs))
         for a, row in pairs.items():
-            lines.append(f"{a:<16}" + "".join(f"{row[b]:>12.3f}" if b in row else f"{'-':>12}" for b in pairs))
+            lines.append(f"{a:<{name}}" + "".join(f"{row[b]:>{width[b]}.3f}" if b in row else f"{'-':>{width[b]}}"
+                                                   for b in pairs))
     return "\n".join(lines)
+
+
+def whole_number(lo: int, hi: int | None = None) -> Callable[[str], int]:
+    """An argparse type: a whole number in ``lo..hi``, or an error saying what is allowed."""
+    allowed = f"a whole number from {lo} to {hi}" if hi is not None else f"a whole number of at least {lo}"
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be {allowed}, got {text!r}") from None
+        if value < lo or hi is not None and value > hi:
+            raise argparse.ArgumentTypeError(f"must be {allowed}, got {value}")
+        return value
+
+    return parse
+
+
+def check_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Refuse, before any game is played, rules, agents or an output the evaluation could not use.
+
+    Making each agent once loads every checkpoint, so a missing file or one trained
+    for another game is reported at once rather than after the first games.
+    """
+    try:
+        rules = make_rules(args.game, args.rules)
+    except ValueError as exc:
+        parser.error(f"argument --rules: {exc}")
+    for spec in args.agents:
+        try:
+            make_agent(spec, rules, args.players)
+        except ValueError as exc:
+            parser.error(f"argument --agents: {exc}")
+    if args.json and not args.json.parent.is_dir():
+        parser.error(f"argument --json: folder {str(args.json.parent)!r} does not exist")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m agents.evaluate", description=__doc__.split("\n\n")[0])
     parser.add_argument("--game", required=True, choices=["rummikub", "rummikub_cards", "rummy500"])
-    parser.add_argument("--players", type=int, default=2)
+    parser.add_argument("--players", type=whole_number(2, 4), default=2, help="seats at the table, 2 to 4")
     parser.add_argument("--agents", nargs="+", required=True, help="baseline names or checkpoint paths")
-    parser.add_argument("--games", type=int, default=100, help="deals; each is played once per lineup")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--games", type=whole_number(1), default=100, help="deals; each is played once per lineup")
+    parser.add_argument("--seed", type=whole_number(0), default=0)
     parser.add_argument("--rules", help="YAML file of rules overrides")
     parser.add_argument("--whole-game", action="store_true", help="play whole games, not single rounds")
     parser.add_argument("--json", type=Path, help="also write the results (with every game) here")
     parser.add_argument("--no-progress", action="store_true")
     args = parser.parse_args(argv)
+    check_arguments(parser, args)
     try:
         result = evaluate(args.game, args.agents, args.players, args.games, args.seed, rules=args.rules,
                           whole_game=args.whole_game, progress=not args.no_progress)

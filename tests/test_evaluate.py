@@ -121,3 +121,41 @@ def test_evaluate_command_rejects_unknown_agents():
     run = subprocess.run([sys.executable, "-m", "agents.evaluate", "--game", "rummy500", "--agents", "value",
                           "nobody", "--games", "1", "--no-progress"], capture_output=True, text=True, timeout=300)
     assert run.returncode == 2 and "unknown agent 'nobody'" in run.stderr and "value_hold" in run.stderr
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--games", "0"], "argument --games: must be a whole number of at least 1, got 0"),
+    (["--games", "-3"], "argument --games: must be a whole number of at least 1, got -3"),
+    (["--games", "many"], "argument --games: must be a whole number of at least 1, got 'many'"),
+    (["--players", "5"], "argument --players: must be a whole number from 2 to 4, got 5"),
+    (["--seed", "-1"], "argument --seed: must be a whole number of at least 0, got -1"),
+    (["--agents", "value", "missing.pt"], "argument --agents: checkpoint 'missing.pt' does not exist"),
+    (["--rules", "missing.yaml"], "argument --rules: rules file 'missing.yaml' does not exist"),
+    (["--json", "no/such/folder/out.json"], "argument --json: folder 'no/such/folder' does not exist"),
+])
+def test_evaluate_command_refuses_bad_arguments_before_any_game(args, message, monkeypatch, capsys):
+    import agents.evaluate as command
+
+    def no_games(*args, **kwargs):
+        raise AssertionError("a game was played before the arguments were checked")
+
+    monkeypatch.setattr(command, "evaluate", no_games)
+    argv = ["--game", "rummy500", "--agents", "value", "greedy", "--no-progress"]
+    with pytest.raises(SystemExit) as stop:
+        command.main(argv + args)
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and message in err and err.startswith("usage:")
+
+
+def test_table_columns_fit_long_agent_names():
+    long = "runs/a_rather_long_run_name/checkpoint.pt"
+    records = [{"deal": 0, "seats": [long, "b", "c"], "scores": [3, 2, 1]},
+               {"deal": 1, "seats": ["c", long, "b"], "scores": [0, 5, -5]}]
+    lines = format_table(summarise(records, [long, "b", "c"], "rummy500", 3, seed=0)).splitlines()
+    games_end = lines[1].index("games") + len("games")
+    for row, label in zip(lines[2:5], [long, "b", "c"], strict=True):
+        assert row.startswith(label + " ") and row[:games_end].split()[-1] == "2" and row[games_end] == " "
+    pairs = lines[lines.index("head to head (row beats column; ties half):") + 1:]
+    assert pairs[0].split() == [long, "b", "c"]
+    assert all(len(row) == len(pairs[0]) for row in pairs)
+    assert [row.split()[0] for row in pairs[1:]] == [long, "b", "c"]
