@@ -7,6 +7,8 @@ until one is used, so ``import rummienv.tiles`` stays cheap.
 
 from __future__ import annotations
 
+from importlib import metadata
+from pathlib import Path
 from typing import Any
 
 from rummienv.core import State
@@ -14,7 +16,27 @@ from rummienv.envs import aec_env
 from rummienv.envs.registration import ENV_IDS, register_envs
 from rummienv.errors import PositionError
 
-__all__ = ["ENV_IDS", "aec_env", "load_state"]
+__all__ = ["ENV_IDS", "__version__", "aec_env", "load_state"]
+
+
+def _version() -> str:
+    """The installed distribution's version; in a source tree used without installing, pyproject's.
+
+    Read, not written here, so that pyproject.toml stays the one place the version is set.
+    """
+    try:
+        return metadata.version("rummienv")
+    except metadata.PackageNotFoundError:
+        import tomllib
+
+        try:
+            pyproject = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text())
+            return str(pyproject["project"]["version"])
+        except (OSError, KeyError, tomllib.TOMLDecodeError):
+            return "0+unknown"
+
+
+__version__ = _version()
 
 register_envs()
 
