@@ -1,6 +1,8 @@
 # Each target makes its own .venv on first use: the CPU build of torch goes in
 # first, so that nothing later can pull a CUDA build in its place.
 PY ?= python3
+# extra arguments for train.py: make train ARGS=--resume (or --overwrite)
+ARGS ?=
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
@@ -18,7 +20,7 @@ test: $(STAMP)
 	$(BIN)/python -m pytest tests
 
 train: $(STAMP)
-	$(BIN)/python train.py --config configs/rummikub_2p.yaml
+	$(BIN)/python train.py --config configs/rummikub_2p.yaml $(ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check rummienv agents tests benchmarks train.py
