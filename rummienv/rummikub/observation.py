@@ -24,16 +24,12 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from numba import njit
 
 from rummienv.tiles import JOKER, NUM_TYPES, NUMBERS, tiles_of
 
 if TYPE_CHECKING:
     from rummienv.rummikub.state import RummikubState
-
-_SCALE = np.full(NUM_TYPES, 0.5, dtype=np.float32)
-_SCALE[JOKER] = 0.25
-_COUNTS_SCALE = np.concatenate([_SCALE] * 3)  # rack, staged and table, which come first
-
 
 @cache
 def layout(num_players: int) -> dict[str, slice]:
@@ -53,32 +49,46 @@ def size(num_players: int) -> int:
     return layout(num_players)["phase"].stop
 
 
-@cache
-def _seats(num_players: int, player: int) -> np.ndarray:
-    return (player + np.arange(num_players)) % num_players
-
-
 def encode(state: RummikubState, player: int) -> np.ndarray:
-    """Written part by part into one buffer: the envs encode on every step."""
-    p = state.num_players
-    seats = _seats(p, player)
-    parts = layout(p)
-    obs = np.zeros(size(p), dtype=np.float32)
-    obs[:NUM_TYPES] = state.racks[player]
-    if player == state.current_player:
-        obs[NUM_TYPES:2 * NUM_TYPES] = state.staged
-    obs[2 * NUM_TYPES:3 * NUM_TYPES] = state.table
-    obs[3 * NUM_TYPES - 1] += state.fixed.sum()  # every table joker, fixed or free
-    obs[:3 * NUM_TYPES] *= _COUNTS_SCALE
-    obs[parts["table_jokers"]] = state.fixed[1:] * 0.25
-    obs[parts["rack_sizes"]] = state.racks[seats].sum(axis=1) / 30.0
-    obs[parts["opened"]] = state.opened[seats]
-    totals = state.totals
-    obs[parts["totals"]] = [float(totals[s]) / 200.0 for s in seats.tolist()]
-    obs[parts["pool"]] = len(state.pool) / 106.0
-    obs[parts["passes"]] = state.passes / p
-    obs[parts["phase"].start + (1 if state.staged.any() else 0)] = 1.0
+    """Compiled, since the envs encode at every step: the numpy version cost as much as a cheap mask."""
+    obs = np.empty(size(state.num_players), dtype=np.float32)
+    totals = np.array([float(t) for t in state.totals], dtype=np.float64)
+    _encode(state.racks, state.staged, state.table, state.fixed, state.opened, totals, len(state.pool),
+            state.passes, player, player == state.current_player, obs)
     return obs
+
+
+@njit(cache=True)
+def _encode(racks, staged, table, fixed, opened, totals, pool, passes, player, own_turn, out):
+    """Fill ``out`` slice by slice, in the order of ``layout``."""
+    p = racks.shape[0]
+    for t in range(NUM_TYPES):
+        scale = 0.25 if t == JOKER else 0.5
+        out[t] = racks[player, t] * scale
+        out[NUM_TYPES + t] = staged[t] * scale if own_turn else 0.0
+        out[2 * NUM_TYPES + t] = table[t] * scale
+    jokers = 0
+    for n in range(1, NUMBERS + 1):
+        jokers += fixed[n]
+        out[3 * NUM_TYPES + n - 1] = fixed[n] * 0.25
+    out[3 * NUM_TYPES - 1] += jokers * 0.25  # every table joker, fixed or free
+    base = 3 * NUM_TYPES + NUMBERS
+    for i in range(p):
+        seat = (player + i) % p
+        pieces = 0
+        for t in range(NUM_TYPES):
+            pieces += racks[seat, t]
+        out[base + i] = pieces / 30.0
+        out[base + p + i] = 1.0 if opened[seat] else 0.0
+        out[base + 2 * p + i] = totals[seat] / 200.0
+    out[base + 3 * p] = pool / 106.0
+    out[base + 3 * p + 1] = passes / p
+    staging = False
+    for t in range(NUM_TYPES):
+        if staged[t]:
+            staging = True
+    out[base + 3 * p + 2] = 0.0 if staging else 1.0
+    out[base + 3 * p + 3] = 1.0 if staging else 0.0
 
 
 def view(state: RummikubState, player: int) -> dict[str, Any]:
