@@ -84,13 +84,19 @@ class PlanningAgent(BaseAgent):
         """The play (counts, staged included) that ``act`` would place piece by piece and commit from here.
 
         A driver whose state lays down a whole play in one transition asks this first,
-        so the turn costs one legality check instead of a mask per piece. None when
-        ``act`` would not play now (it draws, passes or makes a forced swap): then the
-        driver asks ``act`` with the mask.
+        so the turn costs one legality check instead of a mask per piece. An empty
+        play when ``act`` would draw at the start of a turn (the pool holds pieces, so
+        DRAW is legal and no mask is needed to choose it, T3); None when it would pass
+        or make a forced swap, or give up a turn begun: then the driver asks ``act``
+        with the mask.
         """
-        turn, plan = self._plan(position_of(view, self.rules), view)
+        pos = position_of(view, self.rules)
+        turn, plan = self._plan(pos, view)
         if plan is not None:
             del self.plans[turn]  # laid down at once, it ends the turn
+        elif view["pool_size"] > 0 and not pos.staged.any():
+            del self.plans[turn]  # the turn ends with a draw
+            return np.zeros(NUM_TYPES, dtype=np.int64)
         return plan
 
     def _plan(self, pos: Position, view: View) -> tuple[bytes, np.ndarray | None]:

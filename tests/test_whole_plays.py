@@ -177,6 +177,7 @@ def test_a_bot_that_draws_decides_once(monkeypatch):
     calls = []
     real = solver.best_play
     monkeypatch.setattr(solver, "best_play", lambda *a, **k: calls.append(1) or real(*a, **k))
+    monkeypatch.setattr(RummikubState, "legal_action_mask", lambda self: pytest.fail("a draw needs no mask"))
     made = make_move(bot, state)
     assert made == 1 and state.history == [A.DRAW] and len(calls) == 1
 
@@ -237,7 +238,6 @@ def test_a_whole_play_computes_no_mask(monkeypatch):
     ("r5", "r4 r5 r6", "needs \\[r6\\], which seat 0 does not hold"),
     ("r5", "r4 J", "leaves out staged \\[r5\\]"),
     ("r5", "r5 k7", "not legal for seat 0: with the table, every set must be a valid group or run"),
-    ("", "", "an empty play lays nothing down"),
 ])
 def test_an_illegal_whole_play_says_why_and_changes_nothing(staged, pieces, message):
     state = position(["r4 r5 J k7", "b1 b2"], ["r1 r2 r3"], opened=[True, True], staged=staged)
@@ -245,6 +245,24 @@ def test_an_illegal_whole_play_says_why_and_changes_nothing(staged, pieces, mess
     with pytest.raises(IllegalActionError, match=message):
         state.apply_play(counts(pieces))
     assert (state.to_dict(), state.history) == before
+
+
+def test_T3_an_empty_play_draws_without_a_mask(monkeypatch):
+    state = position(["r4 r5 J k7", "b1 b2"], ["r1 r2 r3"], opened=[True, True])
+    drawn = state.pool[-1]
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a mask was computed")
+
+    monkeypatch.setattr(RummikubState, "legal_action_mask", refuse)
+    state.apply_play(np.zeros(53, dtype=np.int64))
+    assert state.history == [A.DRAW] and state.current_player == 1 and state.racks[0][drawn] >= 1
+
+
+def test_T7_an_empty_play_with_the_pool_empty_is_refused():
+    state = position(["r4 r5 J k7", "b1 b2"], ["r1 r2 r3"], opened=[True, True], pool="")
+    with pytest.raises(IllegalActionError, match="an empty play lays nothing down"):
+        state.apply_play(np.zeros(53, dtype=np.int64))
 
 
 def test_a_whole_play_refuses_an_opening_short_of_the_threshold_and_malformed_plays():

@@ -236,13 +236,29 @@ class RummikubState(State):
         mask. The state ends exactly as ``PLACE`` of each new piece (ascending index,
         each copy) and ``COMMIT`` leave it, history included. A joker swap (K6) is
         an action of its own: a turn that swapped can still end here, since the swap
-        already staged its piece and the freed joker.
+        already staged its piece and the freed joker. The empty play, with nothing
+        staged, is the turn's other choice (T3): it draws, which needs no mask either.
         """
+        if self._draws(play):
+            self.apply_action(A.DRAW)
+            return
         play = self._checked_play(play)
         self.history += [A.PLACE + t for t in tiles_of(play - self.staged)]
         self.history.append(A.COMMIT)
         self.staged[:] = play
         self._commit()
+
+    def _draws(self, play: np.ndarray) -> bool:
+        """An empty play at a turn's start, with pieces in the pool: DRAW (T3)."""
+        counts = np.asarray(play)
+        return (not self._terminal and bool(self.pool) and not self.staged.any() and counts.shape == (NUM_TYPES,)
+                and counts.dtype.kind in "iu" and not counts.any())
+
+    def check_legal(self, action: int) -> None:
+        """DRAW is legal whenever the pool holds a piece (T3), so it is allowed without computing the mask."""
+        if isinstance(action, (int, np.integer)) and action == A.DRAW and self.pool and not self._terminal:
+            return
+        super().check_legal(action)
 
     def _checked_play(self, play: np.ndarray) -> np.ndarray:
         """``play`` as counts, or a clear IllegalActionError: what is wrong with it, and what a play must be."""
@@ -261,7 +277,8 @@ class RummikubState(State):
             raise IllegalActionError(f"play [{text}] needs [{counts_text((counts - rack).clip(0))}], which seat {p}"
                                      f" does not hold; its rack: [{counts_text(rack)}]")
         if not counts.any():
-            raise IllegalActionError("an empty play lays nothing down: a turn without a play ends with DRAW or PASS")
+            raise IllegalActionError("an empty play lays nothing down: with pieces staged, or the pool empty, a turn"
+                                     " without a play ends with DRAW (staged pieces go back) or PASS")
         if not solver.is_legal_play(self.table, counts, **self._solver_args()):
             need = ("with the table, every set must be a valid group or run" if self.opened[p] else
                     f"an initial meld is valid sets of one's own pieces worth at least {self._threshold()}")
