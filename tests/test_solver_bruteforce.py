@@ -22,7 +22,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bruteforce as bf
 import positions as ps
 
-from rummienv.rummikub import solver
+from rummienv.rummikub import kernel, solver
 from rummienv.rummikub.turn_memory import TurnMemory
 
 JOKER = 52
@@ -126,6 +126,36 @@ def test_solver_matches_bruteforce(chunk):
         for p in tries:
             want = bf.is_legal_play(table, rack, p, **opts)
             assert solver.is_legal_play(table, np.array(p), **opts) == want, f"play {bf.names(p)}: {where}"
+
+
+@pytest.mark.parametrize("chunk", range(5))
+def test_exists_matches_bruteforce(chunk):
+    """The depth-first search, with a budget it never exhausts, finds a layout holding everything staged plus
+    one more of a type (or joker) exactly when some legal play holds them, and what it finds is legal."""
+    ws = solver.workspace()
+    found = np.zeros(54, dtype=np.int64)
+    for name, i, pos in CASES[chunk::5]:
+        table, rack, staged = (pos[k].astype(np.int64) for k in ("table", "rack", "staged"))
+        opts = dict(fixed=pos["fixed"].astype(np.int64), opened=pos["opened"], threshold=pos["threshold"])
+        where = f"{name} #{i}: {ps.describe(pos)}"
+        mask = _mask_of(bf.legal_plays(table, rack, staged, **opts), staged)
+        base, fixed, valued, threshold = solver.mask_problem(table, opts["fixed"], pos["opened"], pos["threshold"])
+        lo, hi = base + staged, base + rack
+        for t in np.flatnonzero(rack > staged):
+            more = lo.copy()
+            more[t] += 1
+            answer, _ = kernel.exists(more[:52], hi[:52], more[JOKER], hi[JOKER], fixed, valued, threshold, 1 << 20,
+                                   ws.ht, ws.stamp, ws.key, ws.path, found)
+            assert answer != kernel.UNKNOWN, where
+            assert (answer == kernel.FOUND) == mask[t], f"{bf.names(more - base)} more: {where}"
+            if answer != kernel.FOUND:
+                continue
+            assert np.all(found[:52] >= more[:52]) and np.all(found[:52] <= hi[:52]), where
+            # the layout stands for every joker count from those it places (or must) to its room
+            for jokers in {max(found[52], more[JOKER]), found[53]}:
+                assert more[JOKER] <= jokers <= hi[JOKER], where
+                play = np.append(found[:52], jokers) - base
+                assert bf.is_legal_play(table, rack, play, **opts), f"witness {bf.names(play)}: {where}"
 
 
 def _mask_of(plays: list[tuple[int, ...]], staged: np.ndarray) -> np.ndarray:

@@ -5,8 +5,9 @@ free jokers are its count at index 52; jokers that must keep a number (K5, the
 card edition) are given apart as ``fixed[n]``. A *play* is the multiset of rack
 pieces that goes down this turn; ``staged`` pieces are a play's lower bound.
 
-All questions run the same compiled programme (``kernel.forward``) with
-different bounds, so legality, the mask and the best play can never disagree.
+All questions run the same compiled programme (``kernel.forward``, or a
+depth-first walk over its moves, ``kernel.exists``) with different bounds, so
+legality, the mask and the best play can never disagree.
 """
 
 from __future__ import annotations
