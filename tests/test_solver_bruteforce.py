@@ -105,6 +105,8 @@ def test_solver_matches_bruteforce(chunk):
         for p in plays:
             mask |= np.array(p) > staged
         assert np.array_equal(solver.legal_mask(table, rack, staged, **opts), mask), where
+        if staged.any():
+            assert solver.can_play(table, rack, staged, **opts) == bool(plays), where
 
         for objective in ("tiles", "points"):
             want = max((bf.play_score(p, objective) for p in plays), default=None)

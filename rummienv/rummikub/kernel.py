@@ -1205,10 +1205,11 @@ def one_pass(lo, hi, jlo, jhi, weight, joker_weight, ht, ws_stamp, s_key, s_val,
 
 
 @njit(cache=True)
-def legal_layout(lo, jlo, fixed, valued, threshold, ht, ws_stamp, s_key, s_val, s_bits, s_parent, s_opt,
+def legal_layout(lo, hi, jlo, jhi, fixed, valued, threshold, ht, ws_stamp, s_key, s_val, s_bits, s_parent, s_opt,
                  layer_start, skip):
-    """Whether exactly ``lo`` and ``jlo`` jokers (and the ``fixed`` ones) lay out in valid sets, and (an opening,
-    ``valued``) are worth ``threshold``: the legality of a play, in one compiled call.
+    """Whether some layout in valid sets holds at least ``lo`` and at most ``hi`` (``jlo``..``jhi`` jokers, and
+    the ``fixed`` ones), worth ``threshold`` for an opening (``valued``): with ``lo == hi`` the legality of a
+    play, otherwise whether any legal play holds the staged pieces; in one compiled call.
 
     Most plays asked about are far from legal, and two necessary conditions say so without a pass: an
     opening needs the value, and every piece needs enough neighbours for some set (``_could_fit``). A legal
@@ -1216,11 +1217,11 @@ def legal_layout(lo, jlo, fixed, valued, threshold, ht, ws_stamp, s_key, s_val, 
     out do the passes try no joker standing in for a piece, at most one, and all, the first two being far
     smaller.
     """
-    total = jlo
-    value = 13 * jlo
+    total = jhi
+    value = 13 * jhi
     for t in range(52):
-        total += lo[t]
-        value += (t % 13 + 1) * lo[t]
+        total += hi[t]
+        value += (t % 13 + 1) * hi[t]
     has_fixed = False
     for n in range(1, 14):
         if fixed[n] > 0:
@@ -1229,9 +1230,9 @@ def legal_layout(lo, jlo, fixed, valued, threshold, ht, ws_stamp, s_key, s_val, 
         return False, True
     if not has_fixed:
         for t in range(52):
-            if lo[t] > 0 and not _could_fit(t, lo, jlo):
+            if lo[t] > 0 and not _could_fit(t, hi, jhi):
                 return False, True
-    answer, _ = exists(lo, lo, jlo, jlo, fixed, valued, threshold, LEGAL_BUDGET, ht, ws_stamp, s_key,
+    answer, _ = exists(lo, hi, jlo, jhi, fixed, valued, threshold, LEGAL_BUDGET, ht, ws_stamp, s_key,
                        np.empty(SUBSTEPS, dtype=np.int64), np.empty(54, dtype=np.int64))
     if answer != UNKNOWN:
         return answer == FOUND, True
@@ -1239,19 +1240,19 @@ def legal_layout(lo, jlo, fixed, valued, threshold, ht, ws_stamp, s_key, s_val, 
         weight = np.empty(52, dtype=np.int64)
         for t in range(52):
             weight[t] = t % 13 + 1
-        best, got = one_pass(lo, lo, jlo, jlo, weight, 0, ht, ws_stamp, s_key, s_val, s_bits, s_parent, s_opt,
-                             layer_start, skip, jlo, threshold, 13 * jlo, True, 0, fixed)
+        best, got = one_pass(lo, hi, jlo, jhi, weight, 0, ht, ws_stamp, s_key, s_val, s_bits, s_parent, s_opt,
+                             layer_start, skip, jhi, threshold, 13 * jhi, True, 0, fixed)
         return best >= 0 and got >= threshold, best != -2
     weight = np.ones(52, dtype=np.int64)
     jcap = 0
     while True:
-        best, _ = one_pass(lo, lo, jlo, jlo, weight, 1, ht, ws_stamp, s_key, s_val, s_bits, s_parent, s_opt,
+        best, _ = one_pass(lo, hi, jlo, jhi, weight, 1, ht, ws_stamp, s_key, s_val, s_bits, s_parent, s_opt,
                            layer_start, skip, jcap, NO_FLOOR, 0, False, 0, fixed)
         if best == -2:
             return False, False
-        if best >= 0 or jcap >= jlo:
+        if best >= 0 or jcap >= jhi:
             return best >= 0, True
-        jcap = 1 if jcap == 0 else jlo
+        jcap = 1 if jcap == 0 else jhi
 
 
 @njit(cache=True)

@@ -155,13 +155,22 @@ def is_legal_play(table, play, *, fixed=None, opened: bool = True, threshold: in
     play = np.asarray(play, dtype=np.int64)
     if play.sum() == 0:
         return False
-    p = _problem(table, play, play, fixed, opened, threshold)
+    return _some_layout(_problem(table, play, play, fixed, opened, threshold))
+
+
+def can_play(table, rack, staged, *, fixed=None, opened: bool = True, threshold: int = 30) -> bool:
+    """Some legal play holds everything ``staged`` (non-empty): the question a joker swap (K6) asks, since
+    the freed joker must go down again this turn."""
+    return _some_layout(_problem(table, rack, staged, fixed, opened, threshold))
+
+
+def _some_layout(p: _Problem) -> bool:
     ws = workspace()
-    legal, ok = kernel.legal_layout(p.lo, p.jlo, p.fixed, p.threshold > 0, p.threshold, ws.ht, ws.stamp, ws.key,
-                                    ws.val, ws.bits, ws.parent, ws.opt, ws.layer, ws.skip)
+    found, ok = kernel.legal_layout(p.lo, p.hi, p.jlo, p.jhi, p.fixed, p.threshold > 0, p.threshold, ws.ht,
+                                    ws.stamp, ws.key, ws.val, ws.bits, ws.parent, ws.opt, ws.layer, ws.skip)
     if not ok:
         raise overflow_error()
-    return legal
+    return found
 
 
 def best_play(table, rack, staged=None, *, fixed=None, opened: bool = True, threshold: int = 30,

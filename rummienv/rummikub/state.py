@@ -181,13 +181,9 @@ class RummikubState(State):
         return [t for t in range(52) if free[t] > 0 and self.fixed[number_of(t)] > 0]
 
     def _swap_is_playable(self, tile: int) -> bool:
-        """A swap is offered only if some legal play follows it (the freed joker goes down again).
-
-        The swapped pieces alone often make such a play, and that check has no choices to search.
-        """
+        """A swap is offered only if some legal play follows it (the freed joker goes down again)."""
         table, fixed, rack, staged = self._after_swap(tile)
-        return (solver.is_legal_play(table, staged, fixed=fixed, opened=True)
-                or solver.best_play(table, rack, staged, fixed=fixed, opened=True) is not None)
+        return solver.can_play(table, rack, staged, fixed=fixed, opened=True)
 
     def _after_swap(self, tile: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         fixed = self.fixed.copy()
