@@ -188,8 +188,9 @@ def test_turn_memory_matches_bruteforce_along_a_turn(chunk):
             staged = start.copy()
             while True:
                 where = f"{name} #{i}, rack {bf.names(rack)}, staged {bf.names(staged)}: {ps.describe(pos)}"
-                mask = memory.legal_mask(table, rack, staged, **opts)
+                mask, legal = memory.masks(table, rack, staged, **opts)
                 assert np.array_equal(mask, _mask_of(plays, staged)), where
+                assert legal == (staged.any() and bf.is_legal_play(table, rack, staged, **opts)), where
                 if not mask.any():
                     break
                 staged[rng.choice(np.flatnonzero(mask))] += 1

@@ -1099,7 +1099,8 @@ def _extend(row, lo, hi, jlo, jhi, extra, out):
 def turn_mask(table, rack, staged, fixed, valued, threshold, candidates, wit, nwit, ht, ws_stamp, s_key,
               s_val, s_bits, s_parent, s_opt, layer_start, skip, path_buf):
     """The mask of a position given what the turn has learnt so far; returns (53 bools, store sufficed,
-    witnesses kept).
+    witnesses kept, whether the staged pieces are a legal play now): the whole of a move mask but the
+    joker swaps, in one call.
 
     ``candidates`` (53 bools) is a superset of the answer: the last mask of the turn, since a play that holds
     one more staged piece holds everything staged before. ``wit[:nwit]`` are legal layouts of this table and
@@ -1111,6 +1112,10 @@ def turn_mask(table, rack, staged, fixed, valued, threshold, candidates, wit, nw
     types alone and add the layouts they find to the witnesses.
     """
     lo, hi, jlo, jhi, _ = _bounds(table, rack, staged)
+    legal, legal_ok = False, True
+    if staged.sum() > 0:  # are the staged pieces a legal play now (COMMIT)?
+        legal, legal_ok = legal_layout(lo, lo, jlo, jlo, fixed, valued and threshold > 0, threshold, ht,
+                                       ws_stamp, s_key, s_val, s_bits, s_parent, s_opt, layer_start, skip)
     kept = 0
     for k in range(nwit):  # a witness short of a staged piece is mended with a set holding it, or dropped
         if _witness_holds(wit[k], lo, jlo, -1) or _extend(wit[k], lo, hi, jlo, jhi, -1, wit[k]):
@@ -1174,7 +1179,7 @@ def turn_mask(table, rack, staged, fixed, valued, threshold, candidates, wit, nw
         else:
             doubt &= ~(np.uint64(1) << np.uint64(t))
     if doubt == 0 and not joker_doubt:
-        return out, True, kept
+        return out, legal_ok, kept, legal
     # each stored state keeps its path with the most pieces: the witnesses hold as many types as they can
     weight = np.ones(52, dtype=np.int64)
     bits, joker_more, ok, kept = _mask_passes(lo, hi, jlo, jhi, doubt, joker_doubt, weight, ht, ws_stamp, s_key,
@@ -1185,7 +1190,7 @@ def turn_mask(table, rack, staged, fixed, valued, threshold, candidates, wit, nw
             out[t] = True
     if joker_doubt:
         out[52] = joker_more
-    return out, ok, kept
+    return out, ok and legal_ok, kept, legal
 
 
 @njit(cache=True)

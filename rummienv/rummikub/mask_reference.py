@@ -15,4 +15,10 @@ from rummienv.rummikub.state import RummikubState
 
 def reference_mask(state: RummikubState) -> np.ndarray:
     """The int8 mask of ``state`` (length ``actions.NUM_ACTIONS``), each answer from a fresh solve."""
-    return state.mask_from(solver.legal_mask)
+    return state.mask_from(_fresh_answers)
+
+
+def _fresh_answers(table, rack, staged, **args) -> tuple[np.ndarray, bool]:
+    """``TurnMemory.masks``'s answers from the stateless solver."""
+    return (solver.legal_mask(table, rack, staged, **args),
+            bool(staged.any()) and solver.is_legal_play(table, staged, **args))

@@ -149,11 +149,11 @@ class RummikubState(State):
 
     def legal_action_mask(self) -> np.ndarray:
         if self._mask is None:
-            self._mask = self.mask_from(self._memory[self._current].legal_mask)
+            self._mask = self.mask_from(self._memory[self._current].masks)
         return self._mask
 
-    def mask_from(self, place_mask: Callable[..., np.ndarray]) -> np.ndarray:
-        """The mask, its PLACE part answered by ``place_mask`` (called as ``solver.legal_mask`` is).
+    def mask_from(self, answers: Callable[..., tuple[np.ndarray, bool]]) -> np.ndarray:
+        """The mask, its PLACE and COMMIT parts from ``answers`` (called as ``TurnMemory.masks`` is).
 
         The state answers from what its turn has learnt (``TurnMemory``); the stateless solver, passed
         here, answers every question afresh, which makes it the oracle the state's masks are checked against.
@@ -163,9 +163,7 @@ class RummikubState(State):
             return mask
         p = self._current
         rack, staged, args = self.racks[p], self.staged, self._solver_args()
-        mask[A.PLACE:A.PLACE + NUM_TYPES] = place_mask(self.table, rack, staged, **args)
-        if staged.any():
-            mask[A.COMMIT] = solver.is_legal_play(self.table, staged, **args)
+        mask[A.PLACE:A.PLACE + NUM_TYPES], mask[A.COMMIT] = answers(self.table, rack, staged, **args)
         if self.rules.joker_swap_action and self.opened[p]:
             for t in self._swap_candidates():
                 mask[A.SWAP + t] = self._swap_is_playable(t)

@@ -36,9 +36,10 @@ class TurnMemory:
         new._staged, new._mask, new._witnesses = self._staged.copy(), self._mask.copy(), self._witnesses.copy()
         return new
 
-    def legal_mask(self, table: np.ndarray, rack: np.ndarray, staged: np.ndarray, *,
-                   fixed: np.ndarray | None = None, opened: bool = True, threshold: int = 30) -> np.ndarray:
-        """``solver.legal_mask`` of the same position, from what the turn has learnt so far."""
+    def masks(self, table: np.ndarray, rack: np.ndarray, staged: np.ndarray, *, fixed: np.ndarray | None = None,
+              opened: bool = True, threshold: int = 30) -> tuple[np.ndarray, bool]:
+        """``solver.legal_mask`` of the same position, from what the turn has learnt so far, and whether the
+        staged pieces are a legal play now (``solver.is_legal_play``; False with nothing staged): one call."""
         table, fixed, valued, threshold = solver.mask_problem(table, fixed, opened, threshold)
         rack = np.asarray(rack, dtype=np.int64)
         staged = np.asarray(staged, dtype=np.int64)
@@ -51,10 +52,10 @@ class TurnMemory:
         else:  # a new turn (or staged pieces went back): the witnesses hold, but the mask may grow
             candidates = np.ones(NUM_TYPES, dtype=np.bool_)
         ws = solver.workspace()
-        mask, ok, self._count = kernel.turn_mask(
+        mask, ok, self._count, legal = kernel.turn_mask(
             table, rack, staged, fixed, valued, threshold, candidates, self._witnesses, self._count,
             ws.ht, ws.stamp, ws.key, ws.val, ws.bits, ws.parent, ws.opt, ws.layer, ws.skip, ws.path)
         if not ok:
             raise solver.overflow_error()
         self._rack, self._staged, self._mask = rack.copy(), staged.copy(), mask
-        return mask
+        return mask, legal
