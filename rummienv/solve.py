@@ -36,6 +36,9 @@ def read_table(text: str, jokers_keep_number: bool) -> tuple[np.ndarray, np.ndar
     for i, chunk in enumerate(c for c in text.split("|") if c.strip()):
         pieces = parse_tiles(chunk)
         kind = set_kind(pieces)
+        if kind is None and "|" not in text:  # the card edition reads sets, not a heap (K5)
+            raise PositionError(f"the table as one set: {describe_invalid(pieces)}; in the card edition write it "
+                                f"as sets separated by '|' (\"r1 r2 r3 | k7 b7 o7\"), so each joker keeps its number")
         if kind is None:
             raise PositionError(f"table set {i}: {describe_invalid(pieces)}")
         sets.append(pieces)
@@ -52,14 +55,14 @@ def read_table(text: str, jokers_keep_number: bool) -> tuple[np.ndarray, np.ndar
 def solve(game: str, table: str, rack: str, opening: bool = False, objective: str = "tiles") -> dict[str, Any]:
     """The JSON answer; raises ValueError subclasses naming what is wrong with the input."""
     rules = make_rules(game)
-    table_counts, fixed, table_sets = read_table(table, rules.jokers_keep_number)
     rack_counts = counts_of(parse_tiles(rack))
-    total = table_counts.astype(np.int64) + rack_counts
-    total[JOKER] += fixed.sum()
+    total = counts_of(parse_tiles(table.replace("|", " "))).astype(np.int64) + rack_counts  # before any layout
     for t in range(53):
         limit = rules.jokers if t == JOKER else 2
         if total[t] > limit:
-            raise PositionError(f"tile {tile_name(t)} appears {int(total[t])} times; only {limit} exist in {game}")
+            raise PositionError(f"tile {tile_name(t)} appears {int(total[t])} times on the table and rack; "
+                                f"only {limit} exist in {game}")
+    table_counts, fixed, table_sets = read_table(table, rules.jokers_keep_number)
     sol = solver.best_play(table_counts, rack_counts, fixed=fixed, opened=not opening,
                            threshold=rules.opening_threshold, objective=objective,
                            joker_penalty=rules.joker_penalty)

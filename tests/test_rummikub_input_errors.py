@@ -100,6 +100,10 @@ def test_solve_command_refuses_bad_input(capsys):
     assert code == 2 and "cannot be laid out" in err
     code, _, err = _solve(capsys, "--table", "r1 r2 r3", "--rack", "r1 r1")
     assert code == 2 and "tile r1 appears 3 times" in err
+    code, _, err = _solve(capsys, "--table", "r1 r1 r1 r2 r3", "--rack", "k1")  # named, not "cannot be laid out"
+    assert code == 2 and "tile r1 appears 3 times on the table and rack" in err
+    code, _, err = _solve(capsys, "--game", "rummikub_cards", "--table", "r1 r2 r3 k7 b7 o7", "--rack", "k1")
+    assert code == 2 and "separated by '|'" in err
 
 
 def test_solve_runs_as_a_module():
