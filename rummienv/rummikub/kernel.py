@@ -371,10 +371,7 @@ def _contexts(lo, hi, jhi, jcap, weight, joker_bonus, known, valued, threshold, 
     points_to_come = 13 * jhi  # the most the pieces still to be taken (and every joker) can add to V
     for t in range(52):
         points_to_come += (t % 13 + 1) * hi[t]
-    has_fixed = False
-    for n in range(1, 14):
-        if fixed[n] > 0:
-            has_fixed = True
+    has_fixed = fixed[1:].sum() > 0
     for n in range(1, 14):
         fix_next = (fixed[n + 1] if n <= 12 else 0) + (fixed[n + 2] if n <= 11 else 0)
         for kc in range(5):
@@ -1105,7 +1102,8 @@ def turn_mask(table, rack, staged, fixed, valued, threshold, candidates, wit, nw
     ``candidates`` (53 bools) is a superset of the answer: the last mask of the turn, since a play that holds
     one more staged piece holds everything staged before. ``wit[:nwit]`` are legal layouts of this table and
     rack found earlier in the turn; one that holds everything staged plus a piece proves that piece without
-    a search. Witnesses that no longer hold the staged pieces never will again and are dropped. Types no
+    a search. A witness short of a staged piece is mended with a new set of the pieces it leaves over
+    (``_extend``), or dropped, and one short of a piece in doubt extended the same way. Types no
     set could hold are ruled out by ``_could_fit``. Each type left is searched depth first (``exists``), within
     a budget the mask's searches share: the layout found is a witness, and proves every other type it holds
     too. Only the types left unknown when the budget runs out go to the passes, which compare states on those
@@ -1121,10 +1119,7 @@ def turn_mask(table, rack, staged, fixed, valued, threshold, candidates, wit, nw
         if _witness_holds(wit[k], lo, jlo, -1) or _extend(wit[k], lo, hi, jlo, jhi, -1, wit[k]):
             wit[kept] = wit[k]
             kept += 1
-    has_fixed = False
-    for n in range(1, 14):
-        if fixed[n] > 0:
-            has_fixed = True
+    has_fixed = fixed[1:].sum() > 0
     out = np.zeros(53, dtype=np.bool_)
     mended = np.empty(54, dtype=np.int64)
     doubt = np.uint64(0)
@@ -1227,10 +1222,7 @@ def legal_layout(lo, hi, jlo, jhi, fixed, valued, threshold, ht, ws_stamp, s_key
     for t in range(52):
         total += hi[t]
         value += (t % 13 + 1) * hi[t]
-    has_fixed = False
-    for n in range(1, 14):
-        if fixed[n] > 0:
-            has_fixed = True
+    has_fixed = fixed[1:].sum() > 0
     if (total < 3 and not has_fixed) or (valued and value < threshold):
         return False, True
     if not has_fixed:
@@ -1298,16 +1290,10 @@ def used_pieces(index, lo, hi, jlo, joker_weight, s_key, s_parent, s_opt, skip, 
     """
     if path(index, s_parent, s_opt, skip, 65, out_path) != 65:
         return False
-    order = colour_order(lo, hi)
-    used[:] = 0
-    step = 0
-    for n in range(13):
-        for kc in range(4):
-            used[order[n, kc] * 13 + n] += (out_path[step] >> 10) & 7
-            step += 1
-        step += 1
     key = s_key[index]
-    placed = (key >> _F_J) & 7
-    used[52] = (key >> _F_R) & 7 if joker_weight >= 0 else max(placed, jlo)
+    row = np.empty(54, dtype=np.int64)
+    _witness_row(out_path, colour_order(lo, hi), key, row)
+    used[:52] = row[:52]
+    used[52] = row[53] if joker_weight >= 0 else max(row[52], jlo)
     return True
 

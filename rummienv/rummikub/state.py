@@ -233,20 +233,15 @@ class RummikubState(State):
         already staged its piece and the freed joker. The empty play, with nothing
         staged, is the turn's other choice (T3): it draws, which needs no mask either.
         """
-        if self._draws(play):
+        counts = self._play_counts(play)
+        if not counts.any() and self.pool and not self.staged.any():
             self.apply_action(A.DRAW)
             return
-        play = self._checked_play(play)
-        self.history += [A.PLACE + t for t in tiles_of(play - self.staged)]
+        self._check_play(counts)
+        self.history += [A.PLACE + t for t in tiles_of(counts - self.staged)]
         self.history.append(A.COMMIT)
-        self.staged[:] = play
+        self.staged[:] = counts
         self._commit()
-
-    def _draws(self, play: np.ndarray) -> bool:
-        """An empty play at a turn's start, with pieces in the pool: DRAW (T3)."""
-        counts = np.asarray(play)
-        return (not self._terminal and bool(self.pool) and not self.staged.any() and counts.shape == (NUM_TYPES,)
-                and counts.dtype.kind in "iu" and not counts.any())
 
     def check_legal(self, action: int) -> None:
         """DRAW is legal whenever the pool holds a piece (T3), so it is allowed without computing the mask."""
@@ -254,14 +249,19 @@ class RummikubState(State):
             return
         super().check_legal(action)
 
-    def _checked_play(self, play: np.ndarray) -> np.ndarray:
-        """``play`` as counts, or a clear IllegalActionError: what is wrong with it, and what a play must be."""
+    def _play_counts(self, play: np.ndarray) -> np.ndarray:
+        """``play`` as piece counts, or a clear IllegalActionError saying what a play is."""
         if self._terminal:
             raise IllegalActionError("play refused: the game is over")
         counts = np.asarray(play)
         if counts.shape != (NUM_TYPES,) or counts.dtype.kind not in "iu":
             raise IllegalActionError(f"a play is {NUM_TYPES} integer piece counts (index 52: jokers), "
                                      f"got {counts.dtype} of shape {counts.shape}")
+        return counts
+
+    def _check_play(self, counts: np.ndarray) -> None:
+        """Raise a clear IllegalActionError unless ``counts`` is a legal play now: what is wrong, and what a play
+        must be."""
         p, staged, rack = self._current, self.staged, self.racks[self._current]
         text = counts_text(counts.clip(0))
         if (counts < staged).any():
@@ -277,7 +277,6 @@ class RummikubState(State):
             need = ("with the table, every set must be a valid group or run" if self.opened[p] else
                     f"an initial meld is valid sets of one's own pieces worth at least {self._threshold()}")
             raise IllegalActionError(f"play [{text}] is not legal for seat {p}: {need}")
-        return counts.astype(np.int8)
 
     def _save_turn_start(self) -> None:
         if self._turn_start is None:
