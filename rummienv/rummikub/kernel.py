@@ -128,6 +128,7 @@ NEW_RUNS = np.array([(0, 0, 0), (1, 0, 0), (1, 1, 0), (1, 2, 0), (1, 3, 0), (1, 
 _F_J, _F_R, _F_GS, _F_GM = 16, 19, 22, 26
 _F_P1, _F_P2, _F_FU = 28, 31, 34  # joker-only runs (length 1, 2+) and fixed jokers placed at this number
 _F_V = 37  # an opening's value so far, capped at its threshold
+_V_FIELD = np.int64(255) << _F_V
 HB_MIN, HB_MAX = 10, 21
 _DEAD = np.int64(1) << 62
 NO_FLOOR = -(np.int64(1) << 60)
@@ -820,16 +821,18 @@ def _witness_row(opts, order, key, row):
 
 
 @njit(cache=True, inline="always")
-def _remember(key, ht, hb, stamp):
-    """Put ``key`` in the set kept in ``ht`` under ``stamp``."""
+def _remember(key, value, ht, hb, stamp):
+    """Map ``key`` to the largest ``value`` given for it, in the table kept in ``ht`` under ``stamp``."""
     mask = (np.int64(1) << hb) - 1
     h = _slot(key, hb)
     while (ht[2 * h + 1] >> 32) == stamp:
         if ht[2 * h] == key:
+            if value > (ht[2 * h + 1] & 0xFFFFFFFF):
+                ht[2 * h + 1] = (stamp << 32) | value
             return
         h = (h + 1) & mask
     ht[2 * h] = key
-    ht[2 * h + 1] = stamp << 32
+    ht[2 * h + 1] = (stamp << 32) | value
 
 
 @njit(cache=True, inline="always")
@@ -899,7 +902,8 @@ def exists(lo, hi, jlo, jhi, fixed, valued, threshold, budget, ht, ws_stamp, s_k
             d -= 1
             if d < 0:
                 return NOT_FOUND, nodes
-            _remember(stack[d, pos[d] - 1, 0] | ((d + 1) << 48), ht, hb, stamp)
+            dead = stack[d, pos[d] - 1, 0] | ((d + 1) << 48)
+            _remember(dead & ~_V_FIELD, (dead >> _F_V) & 255, ht, hb, stamp)
             continue
         key = stack[d, pos[d], 0]
         path_buf[d] = stack[d, pos[d], 3]
@@ -909,8 +913,9 @@ def exists(lo, hi, jlo, jhi, fixed, valued, threshold, budget, ht, ws_stamp, s_k
                 _witness_row(path_buf, order, key, witness_out)
                 return FOUND, nodes
             continue
-        if _get(key | ((d + 1) << 48), ht, hb, stamp) >= 0:
-            continue
+        here = key | ((d + 1) << 48)
+        if _get(here & ~_V_FIELD, ht, hb, stamp) >= (key >> _F_V) & 255:
+            continue  # it, or the same state with as much value laid, led nowhere
         if nodes >= budget:
             return UNKNOWN, nodes
         nodes += 1
