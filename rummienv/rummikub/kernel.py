@@ -926,6 +926,53 @@ def exists(lo, hi, jlo, jhi, fixed, valued, threshold, budget, ht, ws_stamp, s_k
 
 
 @njit(cache=True)
+def _raise_value(row, hi, jlo, threshold):
+    """Make the layout ``row`` worth ``threshold`` as an opening by adding valid sets of the pieces it leaves
+    over (``hi`` less its own), the most valuable first; returns whether it could.
+
+    Its jokers count one each, the least they can stand for (those it must place but does not, ``jlo``, go
+    in its room), so the value reached is never more than the layout is worth.
+    """
+    value = max(row[52], jlo)
+    for t in range(52):
+        value += (t % 13 + 1) * row[t]
+    left = hi - row[:52]
+    for n in range(12, -1, -1):
+        if value >= threshold:
+            return True
+        colours = 0
+        for c in range(4):
+            colours += left[c * 13 + n] > 0
+        if colours >= 3:  # a group of every colour left
+            for c in range(4):
+                if left[c * 13 + n] > 0:
+                    _take(c * 13 + n, row, left)
+                    value += n + 1
+        for c in range(4):  # runs of three ending at n
+            base = c * 13
+            while n >= 2 and left[base + n] > 0 and left[base + n - 1] > 0 and left[base + n - 2] > 0:
+                for m in range(n - 2, n + 1):
+                    _take(base + m, row, left)
+                value += 3 * n
+    return value >= threshold
+
+
+@njit(cache=True)
+def _search(lo, hi, jlo, jhi, fixed, valued, threshold, budget, ht, ws_stamp, s_key, path_buf, found):
+    """``exists``, asked first without an opening's value: the value multiplies the states, and a layout of
+    the pieces asked for is mostly worth the threshold once sets of the rest are added (``_raise_value``),
+    while with no layout at all there is no opening either."""
+    if not valued or threshold <= 0:
+        return exists(lo, hi, jlo, jhi, fixed, valued, threshold, budget, ht, ws_stamp, s_key, path_buf, found)
+    answer, spent = exists(lo, hi, jlo, jhi, fixed, False, 0, budget, ht, ws_stamp, s_key, path_buf, found)
+    if answer != FOUND or _raise_value(found, hi, jlo, threshold):
+        return answer, spent
+    more, spent_more = exists(lo, hi, jlo, jhi, fixed, valued, threshold, budget - spent, ht, ws_stamp, s_key,
+                              path_buf, found)
+    return more, spent + spent_more
+
+
+@njit(cache=True)
 def _mask_passes(lo, hi, jlo, jhi, doubt, joker_doubt, weight, ht, ws_stamp, s_key, s_val, s_bits, s_parent, s_opt,
                  layer_start, skip, fixed, valued, threshold, path_buf, wit, nwit):
     """Which types of ``doubt`` fit in some legal layout, and (if ``joker_doubt``) whether a joker more fits;
@@ -1156,8 +1203,8 @@ def turn_mask(table, rack, staged, fixed, valued, threshold, candidates, wit, nw
             continue
         if t < 52:
             lo[t] += 1
-        answer, spent = exists(lo, hi, jlo + (t == 52), jhi, fixed, valued, threshold, budget, ht, ws_stamp, s_key,
-                               path_buf, found)
+        answer, spent = _search(lo, hi, jlo + (t == 52), jhi, fixed, valued, threshold, budget, ht, ws_stamp,
+                                s_key, path_buf, found)
         if t < 52:
             lo[t] -= 1
         budget -= spent
@@ -1234,8 +1281,8 @@ def legal_layout(lo, hi, jlo, jhi, fixed, valued, threshold, ht, ws_stamp, s_key
         for t in range(52):
             if lo[t] > 0 and not _could_fit(t, hi, jhi):
                 return False, True
-    answer, _ = exists(lo, hi, jlo, jhi, fixed, valued, threshold, LEGAL_BUDGET, ht, ws_stamp, s_key,
-                       np.empty(SUBSTEPS, dtype=np.int64), np.empty(54, dtype=np.int64))
+    answer, _ = _search(lo, hi, jlo, jhi, fixed, valued, threshold, LEGAL_BUDGET, ht, ws_stamp, s_key,
+                        np.empty(SUBSTEPS, dtype=np.int64), np.empty(54, dtype=np.int64))
     if answer != UNKNOWN:
         return answer == FOUND, True
     if valued:  # T4/K3: the most valuable layout, searched with the threshold as a floor
