@@ -83,3 +83,25 @@ def test_same_seed_same_game():
         a.apply_action(action)
         b.apply_action(action)
     assert a.to_dict() == b.to_dict() and a.history == b.history
+
+
+@pytest.mark.parametrize("name", ["rummikub", "rummikub_cards"])
+def test_table_sets_read_late_are_those_made_at_once(name):
+    """The sets a commit lays down may be made only when read: a round whose sets are read after every action
+    and one whose sets are read at its end hold the same sets, and they are the table's pieces."""
+    game = RummikubGame(name, 2)
+    at_once, late = game.new_initial_state(7), game.new_initial_state(7)
+    rng = np.random.default_rng(7)
+    commits = 0
+    while not at_once.is_terminal():
+        action = int(rng.choice(at_once.legal_actions()))
+        commits += action == at_once.string_to_action("commit")
+        at_once.apply_action(action)
+        late.apply_action(action)
+        seen = list(at_once.table_sets)
+        laid = np.zeros(53, dtype=np.int64)
+        for _, pieces in seen:
+            laid += np.bincount(pieces, minlength=53)
+        assert np.array_equal(laid, at_once.table_counts())
+    assert commits > 3
+    assert late.table_sets == seen and late.to_dict() == at_once.to_dict()

@@ -79,7 +79,8 @@ class RummikubState(State):
         self.racks = np.zeros((p, NUM_TYPES), dtype=np.int8)
         self.table = np.zeros(NUM_TYPES, dtype=np.int8)  # index 52: free jokers only
         self.fixed = np.zeros(NUMBERS + 1, dtype=np.int64)  # K5: table jokers by number
-        self.table_sets: list[TableSet] = []
+        self._table_sets: list[TableSet] = []
+        self._pending_sets: Callable[[], list[TableSet]] | None = None  # a layout not yet made (_lay_down)
         self.pool: list[int] = []  # next draw last, so drawing is a pop
         self.opened = np.zeros(p, dtype=bool)
         self.staged = np.zeros(NUM_TYPES, dtype=np.int8)
@@ -110,7 +111,7 @@ class RummikubState(State):
         self.pool = pieces[p * rules.hand_size:][::-1].tolist()
         self.table[:] = 0
         self.fixed[:] = 0
-        self.table_sets = []
+        self._table_sets, self._pending_sets = [], None
         self.opened[:] = False
         self.staged[:] = 0
         self.swapped = []
@@ -301,27 +302,50 @@ class RummikubState(State):
             self._next_player()
 
     def _lay_down(self, play: np.ndarray) -> None:
-        """Move ``play`` from the rack to the table and record the new concrete sets."""
+        """Move ``play`` from the rack to the table and record the new concrete sets.
+
+        Laying the pieces out is a pass of the solver, dearer than the rest of a move, and only people and
+        positions read the sets, unless a joker must keep the number it stands for (K5): then the sets are
+        made at once, otherwise when first read (``table_sets``), the same sets either way.
+        """
         p = self._current
         if self.opened[p]:
-            sol = solver.best_play(self.table, play, play, fixed=self.fixed, opened=True)
-            sets = list(zip(sol.layout.kinds, map(tuple, sol.layout.sets), strict=True))
+            table, fixed = self.table.copy(), self.fixed.copy()
+            layout = lambda: _sets_of(solver.best_play(table, play, play, fixed=fixed, opened=True))  # noqa: E731
         else:
-            sol = solver.best_play(np.zeros(NUM_TYPES, np.int8), play, play, opened=False,
-                                   threshold=self._threshold())
-            sets = self.table_sets + list(zip(sol.layout.kinds, map(tuple, sol.layout.sets), strict=True))
+            before, threshold = self._sets_source(), self._threshold()
+            layout = lambda: before() + _sets_of(solver.best_play(  # noqa: E731
+                np.zeros(NUM_TYPES, np.int8), play, play, opened=False, threshold=threshold))
         self.racks[p] -= play
         self.table = self.table.copy()
         self.table[:52] += play[:52]
-        self._set_table(sets)
+        if self.rules.jokers_keep_number and (play[JOKER] > 0 or self.fixed.any()):
+            self._set_table(layout())
+        else:  # every joker goes down into a set, and no joker keeps a number
+            self.table[JOKER] += play[JOKER]
+            self._pending_sets = lambda: sorted(layout(), key=_set_order)
         self.opened[p] = True
         self.staged[:] = 0
         self.swapped = []
         self.passes = 0
 
+    @property
+    def table_sets(self) -> list[TableSet]:
+        """The table's concrete sets, in display order."""
+        if self._pending_sets is not None:
+            self._table_sets, self._pending_sets = self._pending_sets(), None
+        return self._table_sets
+
+    def _sets_source(self) -> Callable[[], list[TableSet]]:
+        """What gives the table's sets as they are now, made or not."""
+        if self._pending_sets is not None:
+            return self._pending_sets
+        sets = self._table_sets
+        return lambda: sets
+
     def _set_table(self, sets: list[TableSet]) -> None:
         """Adopt a table layout; in the card edition every joker now keeps its number (K5)."""
-        self.table_sets = sorted(sets, key=_set_order)
+        self._table_sets, self._pending_sets = sorted(sets, key=_set_order), None
         jokers = sum(s.count(JOKER) for _, s in sets)
         self.fixed = np.zeros(NUMBERS + 1, dtype=np.int64)
         if self.rules.jokers_keep_number:
@@ -417,7 +441,7 @@ class RummikubState(State):
         new.racks = self.racks.copy()
         new.table = self.table.copy()
         new.fixed = self.fixed.copy()
-        new.table_sets = list(self.table_sets)
+        new._table_sets = list(self._table_sets)
         new.pool = list(self.pool)
         new.opened = self.opened.copy()
         new.staged = self.staged.copy()
@@ -443,6 +467,11 @@ class RummikubState(State):
         from rummienv.rummikub.position import to_dict  # position builds states: imported late
 
         return to_dict(self)
+
+
+def _sets_of(solution: solver.Solution) -> list[TableSet]:
+    layout = solution.layout
+    return list(zip(layout.kinds, map(tuple, layout.sets), strict=True))
 
 
 def _set_order(s: TableSet) -> tuple:
