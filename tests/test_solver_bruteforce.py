@@ -130,10 +130,12 @@ def test_solver_matches_bruteforce(chunk):
             assert solver.is_legal_play(table, np.array(p), **opts) == want, f"play {bf.names(p)}: {where}"
 
 
+@pytest.mark.parametrize("search", ["exists", "_search"])
 @pytest.mark.parametrize("chunk", range(5))
-def test_exists_matches_bruteforce(chunk):
+def test_exists_matches_bruteforce(chunk, search):
     """The depth-first search, with a budget it never exhausts, finds a layout holding everything staged plus
-    one more of a type (or joker) exactly when some legal play holds them, and what it finds is legal."""
+    one more of a type (or joker) exactly when some legal play holds them, and what it finds is legal: asked
+    as it is, and as the masks ask it (any layout first, from 13 down, then raised to an opening's value)."""
     ws = solver.workspace()
     found = np.zeros(54, dtype=np.int64)
     for name, i, pos in CASES[chunk::5]:
@@ -146,8 +148,8 @@ def test_exists_matches_bruteforce(chunk):
         for t in np.flatnonzero(rack > staged):
             more = lo.copy()
             more[t] += 1
-            answer, _ = kernel.exists(more[:52], hi[:52], more[JOKER], hi[JOKER], fixed, valued, threshold, 1 << 20,
-                                   ws.ht, ws.stamp, ws.key, ws.path, found)
+            answer, _ = getattr(kernel, search)(more[:52], hi[:52], more[JOKER], hi[JOKER], fixed, valued, threshold,
+                                                1 << 20, ws.ht, ws.stamp, ws.key, ws.path, found)
             assert answer != kernel.UNKNOWN, where
             assert (answer == kernel.FOUND) == mask[t], f"{bf.names(more - base)} more: {where}"
             if answer != kernel.FOUND:
