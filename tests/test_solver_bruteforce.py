@@ -128,6 +128,23 @@ def test_solver_matches_bruteforce(chunk):
         for p in tries:
             want = bf.is_legal_play(table, rack, p, **opts)
             assert solver.is_legal_play(table, np.array(p), **opts) == want, f"play {bf.names(p)}: {where}"
+            if want:
+                _check_laid_out(table, np.array(p), opts, where)
+
+
+def _check_laid_out(table: np.ndarray, play: np.ndarray, opts: dict, where: str) -> None:
+    """A legal play's layout (what a commit lays down) holds the table and the play, or opens with the play
+    alone worth the threshold, every joker counting the number it stands for (T4/K3)."""
+    layout = solver.lay_out(table, play, **opts)
+    if opts["opened"]:
+        _check_layout(layout, table + play, opts["fixed"])
+        return
+    _check_layout(layout, play, np.zeros(14, dtype=np.int64))
+    value = 0
+    for pieces, kind in zip(layout.sets, layout.kinds, strict=True):
+        jokers = iter(_joker_numbers(pieces, kind))
+        value += sum(next(jokers) if t == JOKER else t % 13 + 1 for t in pieces)
+    assert value >= opts["threshold"], f"opening {layout.sets} worth {value}: {where}"
 
 
 @pytest.mark.parametrize("search", ["exists", "_search"])

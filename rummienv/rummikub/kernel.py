@@ -1333,6 +1333,20 @@ def legal_layout(lo, hi, jlo, jhi, fixed, valued, threshold, ht, ws_stamp, s_key
 
 
 @njit(cache=True)
+def play_path(lo, jlo, fixed, valued, threshold, ht, ws_stamp, s_key, path_buf):
+    """The choices (in ``path_buf``) of a layout of exactly ``lo`` and ``jlo`` jokers found by the search,
+    and the key of its last state holding its jokers placed and room; (UNKNOWN, 0) when the budget runs out,
+    (NOT_FOUND, 0) when there is none. The layout a commit lays down, for a play known legal: the search
+    finds one at once where the best play's passes build every layer."""
+    found = np.empty(54, dtype=np.int64)
+    answer, _ = exists(lo, lo, jlo, jlo, fixed, valued, threshold, LEGAL_BUDGET, ht, ws_stamp, s_key, path_buf,
+                       found)
+    if answer != FOUND:
+        return answer, np.int64(0)
+    return answer, (found[52] << _F_J) | (found[53] << _F_R)
+
+
+@njit(cache=True)
 def best_layout(lo, hi, jlo, jhi, weight, joker_weight, ht, ws_stamp, s_key, s_val, s_bits, s_parent, s_opt,
                 layer_start, skip, valued, threshold, fixed):
     """The best layout of a position; returns its store index (-1: none, -2: the store overflowed).

@@ -20,7 +20,7 @@ from typing import Literal
 import numpy as np
 
 from rummienv.rummikub import kernel
-from rummienv.tiles import JOKER, NUM_TYPES, NUMBERS
+from rummienv.tiles import JOKER, NUM_TYPES, NUMBERS, counts_text
 
 Objective = Literal["tiles", "points"]
 _SUBSTEPS = 13 * 5
@@ -201,6 +201,22 @@ def best_play(table, rack, staged=None, *, fixed=None, opened: bool = True, thre
     value = int(play.sum()) if objective == "tiles" else int(
         (play[:52] * _POINT_WEIGHT).sum() + play[JOKER] * joker_penalty)
     return Solution(play=play.astype(np.int8), value=value, arrange=arrange)
+
+
+def lay_out(table, play, *, fixed=None, opened: bool = True, threshold: int = 30) -> Layout:
+    """The sets a legal ``play`` goes down in: the whole table laid out anew with it, or (an opening, T4/K3)
+    the play alone, worth the threshold. The first layout the depth-first search meets, or the best play's
+    when the search runs out of budget; the same for the same position."""
+    p = _problem(table, play, play, fixed, opened, threshold)
+    ws = workspace()
+    answer, key = kernel.play_path(p.lo, p.jlo, p.fixed, p.threshold > 0, p.threshold, ws.ht, ws.stamp, ws.key,
+                                   ws.path)
+    if answer == kernel.FOUND:
+        return _rebuild(int(key), ws.path[:_SUBSTEPS].tolist(), p.jlo, 1, p.lo, p.hi, p.fixed)
+    solution = best_play(table, play, play, fixed=fixed, opened=opened, threshold=threshold)
+    if solution is None:
+        raise ValueError(f"not a legal play: {counts_text(np.asarray(play))}")
+    return solution.layout
 
 
 def arrange(counts, *, fixed=None) -> Layout | None:

@@ -311,11 +311,11 @@ class RummikubState(State):
         p = self._current
         if self.opened[p]:
             table, fixed = self.table.copy(), self.fixed.copy()
-            layout = lambda: _sets_of(solver.best_play(table, play, play, fixed=fixed, opened=True))  # noqa: E731
+            layout = lambda: _sets_of(solver.lay_out(table, play, fixed=fixed, opened=True))  # noqa: E731
         else:
             before, threshold = self._sets_source(), self._threshold()
-            layout = lambda: before() + _sets_of(solver.best_play(  # noqa: E731
-                np.zeros(NUM_TYPES, np.int8), play, play, opened=False, threshold=threshold))
+            layout = lambda: before() + _sets_of(solver.lay_out(  # noqa: E731
+                np.zeros(NUM_TYPES, np.int8), play, opened=False, threshold=threshold))
         self.racks[p] -= play
         self.table = self.table.copy()
         self.table[:52] += play[:52]
@@ -469,8 +469,7 @@ class RummikubState(State):
         return to_dict(self)
 
 
-def _sets_of(solution: solver.Solution) -> list[TableSet]:
-    layout = solution.layout
+def _sets_of(layout: solver.Layout) -> list[TableSet]:
     return list(zip(layout.kinds, map(tuple, layout.sets), strict=True))
 
 
