@@ -1190,13 +1190,14 @@ def _extend(row, lo, hi, jlo, jhi, extra, out):
 
 
 @njit(cache=True)
-def turn_mask(table, rack, staged, fixed, valued, threshold, candidates, wit, nwit, ht, ws_stamp, s_key,
-              s_val, s_bits, s_parent, s_opt, layer_start, skip, path_buf):
+def turn_mask(table, rack, staged, fixed, valued, threshold, last_mask, same_rack, last_staged, wit, nwit, ht,
+              ws_stamp, s_key, s_val, s_bits, s_parent, s_opt, layer_start, skip, path_buf):
     """The mask of a position given what the turn has learnt so far; returns (53 bools, store sufficed,
     witnesses kept, whether the staged pieces are a legal play now): the whole of a move mask but the
     joker swaps, in one call.
 
-    ``candidates`` (53 bools) is a superset of the answer: the last mask of the turn, since a play that holds
+    ``last_mask`` (53 bools), the mask asked before with ``last_staged`` staged, is a superset of the answer
+    when the table and rack are the same (``same_rack``) and no staged piece went back, since a play that holds
     one more staged piece holds everything staged before. ``wit[:nwit]`` are legal layouts of this table and
     rack found earlier in the turn; one that holds everything staged plus a piece proves that piece without
     a search. A witness short of a staged piece is mended with a new set of the pieces it leaves over
@@ -1207,6 +1208,9 @@ def turn_mask(table, rack, staged, fixed, valued, threshold, candidates, wit, nw
     types alone and add the layouts they find to the witnesses.
     """
     lo, hi, jlo, jhi, _ = _bounds(table, rack, staged)
+    candidates = np.ones(53, dtype=np.bool_)
+    if same_rack and np.all(staged >= last_staged):
+        candidates = last_mask
     legal, legal_ok = False, True
     if staged.sum() > 0:  # are the staged pieces a legal play now (COMMIT)?
         legal, legal_ok = legal_layout(lo, lo, jlo, jlo, fixed, valued and threshold > 0, threshold, ht,

@@ -27,6 +27,7 @@ from rummienv.rummikub.turn_memory import TurnMemory
 from rummienv.tiles import COPIES, JOKER, NUM_TYPES, NUMBERS, counts_text, number_of, tiles_of
 
 TableSet = tuple[str, tuple[int, ...]]  # (kind, pieces in order)
+_NUMBER_OF_TYPE = np.array([number_of(t) for t in range(52)])
 
 
 def full_set(rules: RummikubRules) -> np.ndarray:
@@ -176,8 +177,10 @@ class RummikubState(State):
 
     def _swap_candidates(self) -> list[int]:
         """K6: rack pieces (not yet staged) whose number a table joker stands for."""
-        free = self.racks[self._current] - self.staged
-        return [t for t in range(52) if free[t] > 0 and self.fixed[number_of(t)] > 0]
+        if not self.fixed.any():
+            return []
+        free = self.racks[self._current][:52] > self.staged[:52]
+        return np.flatnonzero(free & (self.fixed[_NUMBER_OF_TYPE] > 0)).tolist()
 
     def _swap_is_playable(self, tile: int) -> bool:
         """A swap is offered only if some legal play follows it (the freed joker goes down again)."""

@@ -41,21 +41,19 @@ class TurnMemory:
         """``solver.legal_mask`` of the same position, from what the turn has learnt so far, and whether the
         staged pieces are a legal play now (``solver.is_legal_play``; False with nothing staged): one call."""
         table, fixed, valued, threshold = solver.mask_problem(table, fixed, opened, threshold)
-        rack = np.asarray(rack, dtype=np.int64)
-        staged = np.asarray(staged, dtype=np.int64)
+        rack = np.array(rack, dtype=np.int64)  # copies: the memory keeps them
+        staged = np.array(staged, dtype=np.int64)
         context = b"".join((table.tobytes(), fixed.tobytes(), bytes((valued, threshold))))
-        fresh = context != self._context or not (rack >= self._rack).all()
-        if fresh:  # another table, or pieces left the rack: no witness holds
-            self._context, self._count = context, 0
-        if not fresh and np.array_equal(rack, self._rack) and (staged >= self._staged).all():
-            candidates = self._mask
-        else:  # a new turn (or staged pieces went back): the witnesses hold, but the mask may grow
-            candidates = np.ones(NUM_TYPES, dtype=np.bool_)
+        same_rack = context == self._context and rack.tobytes() == self._rack.tobytes()
+        if not same_rack:
+            if context != self._context or not (rack >= self._rack).all():  # no witness holds
+                self._context, self._count = context, 0
+            self._rack = rack
         ws = solver.workspace()
         mask, ok, self._count, legal = kernel.turn_mask(
-            table, rack, staged, fixed, valued, threshold, candidates, self._witnesses, self._count,
-            ws.ht, ws.stamp, ws.key, ws.val, ws.bits, ws.parent, ws.opt, ws.layer, ws.skip, ws.path)
+            table, rack, staged, fixed, valued, threshold, self._mask, same_rack, self._staged, self._witnesses,
+            self._count, ws.ht, ws.stamp, ws.key, ws.val, ws.bits, ws.parent, ws.opt, ws.layer, ws.skip, ws.path)
         if not ok:
             raise solver.overflow_error()
-        self._rack, self._staged, self._mask = rack.copy(), staged.copy(), mask
+        self._staged, self._mask = staged, mask
         return mask, legal
