@@ -354,6 +354,8 @@ class RummikubState(State):
         if self.rules.jokers_keep_number:
             self.table[JOKER] = 0
             for kind, pieces in sets:
+                if JOKER not in pieces:
+                    continue
                 for piece, number in zip(pieces, set_numbers(pieces, kind), strict=True):
                     if piece == JOKER:
                         self.fixed[number] += 1
