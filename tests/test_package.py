@@ -49,3 +49,14 @@ def test_wheel_carries_the_py_typed_marker(tmp_path: Path) -> None:
 def test_changelog_has_unreleased_changes_and_the_current_version() -> None:
     changelog = (ROOT / "CHANGELOG.md").read_text()
     assert "## [Unreleased]" in changelog and f"## [{VERSION}]" in changelog
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
+@pytest.mark.parametrize("index", ["", "https://example.invalid/whl/cpu"])
+def test_makefile_installs_torch_first_from_the_index_named(index: str) -> None:
+    """The set-up installs torch before the project, from ``TORCH_INDEX`` when one is named (dry run)."""
+    dry = subprocess.run(["make", "-n", "-B", ".venv/.installed", f"TORCH_INDEX={index}"], cwd=ROOT,
+                         capture_output=True, text=True, check=True).stdout.splitlines()
+    installs = [line for line in dry if " install " in line and "--upgrade pip" not in line]
+    assert "torch==2.13.0" in installs[0] and "-e" in installs[1]
+    assert ("--index-url" in installs[0]) == bool(index) and (not index or installs[0].endswith(index))
