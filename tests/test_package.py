@@ -60,3 +60,20 @@ def test_makefile_installs_torch_first_from_the_index_named(index: str) -> None:
     installs = [line for line in dry if " install " in line and "--upgrade pip" not in line]
     assert "torch==2.13.0" in installs[0] and "-e" in installs[1]
     assert ("--index-url" in installs[0]) == bool(index) and (not index or installs[0].endswith(index))
+
+
+def test_a_first_compile_is_announced_and_a_cached_one_is_not(tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    from types import SimpleNamespace
+
+    from rummienv.rummikub import kernel, solver
+
+    index = tmp_path / "kernel.turn_mask.nbi"
+    probe = SimpleNamespace(_cache=SimpleNamespace(_cache_file=SimpleNamespace(_index_path=str(index))))
+    solver.announce_compiling(probe)
+    assert "compiling the Rummikub solver" in capsys.readouterr().err
+    index.write_text("")
+    solver.announce_compiling(probe)
+    assert capsys.readouterr().err == ""
+    # this numba keeps its cache where the notice looks for it, so the notice is not silently lost
+    assert isinstance(kernel.turn_mask._cache._cache_file._index_path, str)

@@ -12,6 +12,8 @@ legality, the mask and the best play can never disagree.
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -58,8 +60,20 @@ def overflow_error() -> RuntimeError:
 def workspace() -> _Workspace:
     global _WS
     if _WS is None:
+        announce_compiling(kernel.turn_mask)
         _WS = _Workspace()
     return _WS
+
+
+def announce_compiling(probe: Callable) -> None:
+    """Say once, on stderr, that the solver is being compiled, when numba holds no compiled copy of
+    ``probe`` (a kernel) yet: a fresh install's first move waits about a minute for it, and would seem to
+    hang. numba keeps what it compiles beside the module, so later processes load it in a moment. Says
+    nothing where this numba keeps its cache differently."""
+    index = getattr(getattr(getattr(probe, "_cache", None), "_cache_file", None), "_index_path", None)
+    if isinstance(index, str) and not os.path.exists(index):
+        print("rummienv: compiling the Rummikub solver for this machine, once (about a minute)...",
+              file=sys.stderr, flush=True)
 
 
 @dataclass
