@@ -266,11 +266,15 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0, help="the first game's seed; the others follow")
     files = parser.add_mutually_exclusive_group()
     files.add_argument("--record", metavar="FILE", help="write the games played here, one JSON line each")
-    files.add_argument("--replay", metavar="FILE", help="time the games of this file instead of playing")
+    files.add_argument("--replay", metavar="FILE",
+                       help="time the games of this file (those of the --game editions) instead of playing")
     parser.add_argument("--check", action="store_true", help="compare every timed mask with the reference, timed")
     parser.add_argument("--json", action="store_true", help="print the results as JSON instead of tables")
     args = parser.parse_args()
-    records = read_records(args.replay) if args.replay else record_games(args)
+    if args.replay:
+        records = [record for record in read_records(args.replay) if record.game in args.game]
+    else:
+        records = record_games(args)
     summaries = [summarise(key, samples) for key, samples in time_all(records, args.check).items()]
     shown = [s for summary in summaries for s in summary.get("shown", [])][:SHOWN]
     print(json.dumps(summaries, indent=1) if args.json else
