@@ -192,8 +192,9 @@ def _mask_of(plays: list[tuple[int, ...]], staged: np.ndarray) -> np.ndarray:
 @pytest.mark.parametrize("chunk", range(5))
 def test_turn_memory_matches_bruteforce_along_a_turn(chunk):
     """A seat's masks, answered from what its turns learnt, equal brute force at every piece staged: also
-    when a piece staged rules others out, when the staged pieces go back (a new turn of the same rack), and
-    on the next turn after drawing a piece (the witnesses of the last turn still hold)."""
+    when a piece staged rules others out, when the staged pieces go back (a new turn of the same rack), on
+    the next turn after drawing a piece (the witnesses of the last turn still hold), and after another seat
+    laid a group beside the table (a new table: the memory must not answer for the old one)."""
     rng = np.random.default_rng(100 + chunk)
     for name, i, pos in CASES[chunk::5]:
         table, dealt, staged = (pos[k].astype(np.int64) for k in ("table", "rack", "staged"))
@@ -202,7 +203,11 @@ def test_turn_memory_matches_bruteforce_along_a_turn(chunk):
         drawn = dealt.copy()
         drawn[rng.choice(np.flatnonzero(table[:52] + dealt[:52] < 2))] += 1  # C1: two of each piece in all
         nothing = np.zeros(53, dtype=np.int64)
-        for start, rack in ((staged, dealt), (nothing, dealt), (nothing, drawn)):
+        phases = [(table, staged, dealt), (table, nothing, dealt), (table, nothing, drawn)]
+        grown = _with_a_group(table, drawn)
+        if grown is not None:
+            phases.append((grown, nothing, drawn))
+        for table, start, rack in phases:
             plays = bf.legal_plays(table, rack, np.zeros(53, dtype=np.int64), **opts)
             staged = start.copy()
             while True:
@@ -213,6 +218,19 @@ def test_turn_memory_matches_bruteforce_along_a_turn(chunk):
                 if not mask.any():
                     break
                 staged[rng.choice(np.flatnonzero(mask))] += 1
+
+
+def _with_a_group(table: np.ndarray, rack: np.ndarray) -> np.ndarray | None:
+    """``table`` with a group of three more pieces, as another seat lays it down, within the two copies of
+    each piece (C1) that the table and ``rack`` leave; None if no number has three colours left."""
+    for n in range(13):
+        colours = [c for c in range(4) if table[c * 13 + n] + rack[c * 13 + n] < 2]
+        if len(colours) >= 3:
+            grown = table.copy()
+            for c in colours[:3]:
+                grown[c * 13 + n] += 1
+            return grown
+    return None
 
 
 # Runs headed by jokers fixed to their numbers (K5), alone or after a free joker, and fixed jokers that
