@@ -23,6 +23,7 @@ from typing import Any
 from rummienv import play_text as text
 from rummienv.errors import IllegalActionError, NotationError
 from rummienv.rules import make_rules
+from rummienv.wording import counted
 
 GAMES = ("rummikub", "rummikub_cards", "rummy500")
 MAX_BOT_ACTIONS = 1000  # a bot that never ends its turn is a bug, not a long turn
@@ -175,7 +176,7 @@ class Session:
         if after >= before:
             change = f"you drew {after - before}: {text.gained(view, state.view(self.human))}"
         else:
-            change = f"{before - after} valid tiles stayed on the table"
+            change = f"{counted(before - after, 'valid tile')} stayed on the table"
         say(f"time is up ({self.clock:g} s, {rule}): {change}")
 
     def bot_turn(self) -> None:

@@ -15,6 +15,7 @@ from rummienv.errors import IllegalActionError, NotationError
 from rummienv.rummikub import actions as RA
 from rummienv.rummy500 import actions as FA
 from rummienv.tiles import JOKER, parse_tiles, sort_key, tile_name, tiles_of
+from rummienv.wording import counted
 
 RUMMIKUB_HELP = ("moves: play <tiles> (stage them, then commit) | place <tiles> | commit | draw | pass | "
                  "swap <tile> (card edition) | hint | auto | quit;  tiles like r7 k13 J")
@@ -47,7 +48,8 @@ def render(state: Any, me: int, names: list[str]) -> str:
     lines += [f"  {tile_name_list(pieces)}" for _, pieces in view["table_sets"]] or ["  (empty)"]
     for seat, size, opened in zip(view["seats"][1:], view["rack_sizes"][1:], view["opened_by_seat"][1:],
                                   strict=True):
-        lines.append(f"seat {seat} ({names[seat]}): {size} tiles, {'opened' if opened else 'not opened'}")
+        lines.append(f"seat {seat} ({names[seat]}): {counted(size, 'tile')}, "
+                     f"{'opened' if opened else 'not opened'}")
     lines.append(f"your rack ({len(view['rack'])}): {_tiles(view['rack'])}"
                  + ("" if view["opened"] else "  (not opened yet)"))
     if view["staged"]:
@@ -64,15 +66,16 @@ def _render_rummy500(view: dict[str, Any], names: list[str]) -> str:
     lines = [f"hand {view['hand_number'] + 1}, stock {view['stock_size']}, turn: seat {view['current_player']} "
              f"({names[view['current_player']]}), phase {view['phase']}", "table:"]
     for meld in view["melds"]:
-        owners = ",".join(str(o) for o in sorted(set(meld["owners"])))
-        lines.append(f"  {' '.join(meld['cards'])}  ({meld['kind']}; seats {owners})")
+        owners = sorted(set(meld["owners"]))
+        seats = ("seat " if len(owners) == 1 else "seats ") + ",".join(map(str, owners))
+        lines.append(f"  {' '.join(meld['cards'])}  ({meld['kind']}; {seats})")
     if not view["melds"]:
         lines.append("  (no melds)")
     lines.append(f"discard pile (bottom to top): {' '.join(view['discard']) or '-'}")
     for seat in range(view["num_players"]):
         if seat != me:
             known = f", known: {' '.join(view['known'][seat])}" if view["known"][seat] else ""
-            lines.append(f"seat {seat} ({names[seat]}): {view['hand_sizes'][seat]} cards{known}")
+            lines.append(f"seat {seat} ({names[seat]}): {counted(view['hand_sizes'][seat], 'card')}{known}")
     lines.append(f"scores: {view['scores']}")
     lines.append(f"your hand ({len(view['hand'])}): {_cards(view['hand'])}")
     if view["must_use"]:

@@ -20,6 +20,7 @@ from rummienv.rules import make_rules
 from rummienv.rummikub import solver
 from rummienv.rummikub.sets import describe_invalid, set_kind, set_numbers
 from rummienv.tiles import JOKER, NUMBERS, counts_of, parse_tiles, tile_name, tiles_of
+from rummienv.wording import counted
 
 
 def read_table(text: str, jokers_keep_number: bool) -> tuple[np.ndarray, np.ndarray, list[list[int]]]:
@@ -60,7 +61,7 @@ def solve(game: str, table: str, rack: str, opening: bool = False, objective: st
     for t in range(53):
         limit = rules.jokers if t == JOKER else 2
         if total[t] > limit:
-            raise PositionError(f"tile {tile_name(t)} appears {int(total[t])} times on the table and rack; "
+            raise PositionError(f"tile {tile_name(t)} appears {counted(int(total[t]), 'time')} on the table and rack; "
                                 f"only {limit} exist in {game}")
     table_counts, fixed, table_sets = read_table(table, rules.jokers_keep_number)
     sol = solver.best_play(table_counts, rack_counts, fixed=fixed, opened=not opening,

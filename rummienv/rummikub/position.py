@@ -18,6 +18,7 @@ from rummienv.rules import PRESETS, RummikubRules, make_rules
 from rummienv.rummikub.sets import describe_invalid, set_kind, set_numbers
 from rummienv.rummikub.state import RummikubGame, RummikubState, full_set
 from rummienv.tiles import JOKER, NUM_TYPES, counts_of, number_of, parse_tiles, tile_name, tiles_of
+from rummienv.wording import counted
 
 _KEYS = {"game", "racks", "table", "pool", "opened", "current_player", "staged", "passes", "round",
          "totals", "rounds_won", "rules", "whole_game", "seed", "swapped",
@@ -147,7 +148,7 @@ def _check_counts(total: np.ndarray, rules: RummikubRules) -> None:
     for t in range(NUM_TYPES):
         if total[t] > full[t]:
             raise PositionError(
-                f"tile {tile_name(t)} appears {int(total[t])} times in racks, table and pool; "
+                f"tile {tile_name(t)} appears {counted(int(total[t]), 'time')} in racks, table and pool; "
                 f"only {int(full[t])} exist in {rules.game}"
             )
 

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import Literal
 
 from rummienv.tiles import JOKER, NUMBERS, colour_of, number_of, tile_name
+from rummienv.wording import counted
 
 Kind = Literal["run", "group"]
 
@@ -65,7 +66,7 @@ def describe_invalid(tiles: Sequence[int]) -> str:
     """A reason a person can act on, for error messages."""
     names = " ".join(tile_name(t) for t in tiles)
     if len(tiles) < 3:
-        return f"set [{names}] has {len(tiles)} pieces; a set needs at least 3"
+        return f"set [{names}] has {counted(len(tiles), 'piece')}; a set needs at least 3"
     if all(t == JOKER for t in tiles):
         return f"set [{names}] has only jokers; a set needs a numbered piece"
     return (f"set [{names}] is neither a group (one number, different colours, 3-4) "
