@@ -15,7 +15,7 @@ from rummienv.rummikub.state import RummikubState
 
 def reference_mask(state: RummikubState) -> np.ndarray:
     """The int8 mask of ``state`` (length ``actions.NUM_ACTIONS``), each answer from a fresh solve."""
-    return state.mask_from(_fresh_answers)
+    return state.mask_from(_fresh_answers, swaps_from_places=False)
 
 
 def _fresh_answers(table, rack, staged, **args) -> tuple[np.ndarray, bool]:

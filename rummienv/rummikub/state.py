@@ -154,11 +154,16 @@ class RummikubState(State):
             self._mask = self.mask_from(self._memory[self._current].masks)
         return self._mask
 
-    def mask_from(self, answers: Callable[..., tuple[np.ndarray, bool]]) -> np.ndarray:
+    def mask_from(self, answers: Callable[..., tuple[np.ndarray, bool]], *, swaps_from_places: bool = True
+                  ) -> np.ndarray:
         """The mask, its PLACE and COMMIT parts from ``answers`` (called as ``TurnMemory.masks`` is).
 
         The state answers from what its turn has learnt (``TurnMemory``); the stateless solver, passed
         here, answers every question afresh, which makes it the oracle the state's masks are checked against.
+
+        A joker swap (K6) of a piece that may be placed is playable: the legal layout holding the piece
+        holds the table's joker at its number too, and the joker, freed, may stand there as before, so only
+        the other swaps need a solve (``swaps_from_places``; the oracle solves every one).
         """
         mask = np.zeros(A.NUM_ACTIONS, dtype=np.int8)
         if self._terminal:
@@ -168,7 +173,7 @@ class RummikubState(State):
         mask[A.PLACE:A.PLACE + NUM_TYPES], mask[A.COMMIT] = answers(self.table, rack, staged, **args)
         if self.rules.joker_swap_action and self.opened[p]:
             for t in self._swap_candidates():
-                mask[A.SWAP + t] = self._swap_is_playable(t)
+                mask[A.SWAP + t] = (swaps_from_places and mask[A.PLACE + t]) or self._swap_is_playable(t)
         if self.pool:
             mask[A.DRAW] = 1
         elif not mask.any():
