@@ -384,6 +384,18 @@ def test_bad_positions_name_what_is_wrong(change, message):
         load_state({**BASE, **change})
 
 
+def test_a_position_of_hands_alone_fills_in_the_rest_as_documented():
+    """Like a Rummikub position, a Rummy 500 one needs only its hands: no melds, an empty pile, the other
+    cards as the stock in pack order, seat 0 to draw, the seat before it dealing (F2)."""
+    state = load_state({"game": "rummy500", "hands": [["5C", "6C", "7C"], ["9H"], ["KD"]]})
+    pos = state.to_dict()
+    assert pos["melds"] == [] and pos["discard"] == [] and pos["phase"] == "draw"
+    assert pos["current_player"] == 0 and pos["dealer"] == 2
+    assert pos["stock"] == [c for c in CARD_STRINGS if c not in {"5C", "6C", "7C", "9H", "KD"}]
+    assert load_state(pos).to_dict() == pos
+    assert legal(state) == {"DRAW_STOCK"}
+
+
 def _with_meld(kind, cards, owners):
     pos = position(["2S 3S", "4S 5S"], melds=[(kind, cards, owners)], discard="9C")
     return pos

@@ -8,13 +8,16 @@ contiguous in a run); phase consistent with the owed card; the owed card usable
 (F6); no empty hand before the hand is over (F9); a finished whole game has a
 winner (F12).
 
-Keys: game, hands, melds, stock (next draw first), discard (bottom first),
-current_player (-1 when over), dealer, phase (draw|meld|discard|over); optional:
-scores (running totals, default 0), must_use (the card taken this turn and still
-owed; needed in phase meld), known (per seat, cards taken from the pile and still
-held), hand_number, rules (overrides of the rummy500 preset), seed and actions
-(the replay record), rng (bit generator state, to continue a whole game exactly;
-without it the next deals come from ``default_rng(seed or 0)``).
+Keys: game and hands; the others have defaults, as a Rummikub position's do: melds
+(default none), discard (bottom first; default empty), stock (next draw first;
+default every card in no hand, meld or discard, in pack order), current_player
+(-1 when over; default 0), dealer (default the seat before current_player, F2),
+phase (draw|meld|discard|over; default draw), scores (running totals, default 0),
+must_use (the card taken this turn and still owed; needed in phase meld), known
+(per seat, cards taken from the pile and still held), hand_number, rules
+(overrides of the rummy500 preset), seed and actions (the replay record), rng (bit
+generator state, to continue a whole game exactly; without it the next deals come
+from ``default_rng(seed or 0)``).
 """
 
 from __future__ import annotations
@@ -31,8 +34,9 @@ from rummienv.rummy500.actions import ACE_HIGH_POS, GROUP, KIND_NAMES, NUM_ACTIO
 from rummienv.rummy500.kernels import usable
 from rummienv.rummy500.state import Rummy500State
 
-_REQUIRED = ("game", "hands", "melds", "stock", "discard", "current_player", "dealer", "phase")
-_OPTIONAL = ("scores", "must_use", "known", "hand_number", "rules", "seed", "actions", "rng")
+_REQUIRED = ("game", "hands")
+_OPTIONAL = ("melds", "stock", "discard", "current_player", "dealer", "phase", "scores", "must_use", "known",
+             "hand_number", "rules", "seed", "actions", "rng")
 _STEPS = {"draw": bd.DRAW_STEP, "meld": bd.PLAY_STEP, "discard": bd.PLAY_STEP, "over": bd.OVER_STEP}
 
 
@@ -141,30 +145,34 @@ def load_state(position: dict[str, Any]) -> Rummy500State:
     seen = _Cards()
     for seat, hand in enumerate(hands):
         bd.hands(board)[seat, seen.take(hand, f"hands[{seat}]")] = 1
-    melds = position["melds"]
+    melds = position.get("melds", [])
     if not isinstance(melds, list):
         raise PositionError(f"melds must be a list, got {melds!r}")
     for row, meld in enumerate(melds):
         _load_meld(board, row, meld, seen)
     board[bd.N_MELDS] = len(melds)
-    stock = seen.take(position["stock"], "stock")
-    board[bd.STOCK_N] = len(stock)
-    board[bd.STOCK : bd.STOCK + len(stock)] = stock[::-1]
-    pile = seen.take(position["discard"], "discard")
+    pile = seen.take(position.get("discard", []), "discard")
     board[bd.PILE_N] = len(pile)
     board[bd.PILE : bd.PILE + len(pile)] = pile
+    if "stock" in position:
+        stock = seen.take(position["stock"], "stock")
+    else:  # the cards no hand, meld or the pile holds, in pack order
+        stock = seen.take([CARD_STRINGS[c] for c in range(NUM_CARDS) if c not in seen.place], "stock")
+    board[bd.STOCK_N] = len(stock)
+    board[bd.STOCK : bd.STOCK + len(stock)] = stock[::-1]
     if len(seen.place) != NUM_CARDS:
         absent = " ".join(CARD_STRINGS[c] for c in range(NUM_CARDS) if c not in seen.place)
         raise PositionError(f"position holds {len(seen.place)} cards, a pack has 52 (F1); missing: {absent}")
 
-    phase = position["phase"]
+    phase = position.get("phase", "draw")
     if phase not in _STEPS:
         raise PositionError(f"phase must be one of {list(_STEPS)}, got {phase!r}")
     board[bd.STEP] = _STEPS[phase]
     over = phase == "over"
     seat_range = (-1, -1) if over else (0, players - 1)
-    board[bd.CURRENT] = _int(position["current_player"], "current_player", *seat_range)
-    state._dealer = _int(position["dealer"], "dealer", 0, players - 1)
+    current = _int(position.get("current_player", -1 if over else 0), "current_player", *seat_range)
+    board[bd.CURRENT] = current
+    state._dealer = _int(position.get("dealer", (max(current, 0) - 1) % players), "dealer", 0, players - 1)
     state._hand_number = _int(position.get("hand_number", 0), "hand_number", 0, 10**9)
     scores = position.get("scores", [0] * players)
     if not isinstance(scores, list) or len(scores) != players:
