@@ -52,9 +52,11 @@ def load_checkpoint(path: str | Path) -> dict[str, Any]:
             warnings.simplefilter("ignore", UserWarning)
             data = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as exc:  # torch raises many types for damaged or foreign files
+        # torch's own message advises weights_only=False, which would run whatever code the file holds
         raise CheckpointError(
-            f"checkpoint {str(path)!r} is corrupt or not a checkpoint of this project "
-            f"(torch.load with weights_only=True failed: {type(exc).__name__}: {str(exc).splitlines()[0]})"
+            f"checkpoint {str(path)!r} is corrupt or not a checkpoint of this project ({type(exc).__name__} "
+            "reading it as plain values); this project's checkpoints hold plain values only, so do not load "
+            "this file with weights_only=False: that could run code from it"
         ) from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise CheckpointError(f"checkpoint {str(path)!r} is not a rummienv PPO checkpoint (no {FORMAT!r} marker)")
