@@ -144,8 +144,11 @@ class Session:
     def move(self, line: str) -> None:
         try:
             actions = text.parse_move(self.game, line, self.state)
-        except (NotationError, IllegalActionError) as exc:
+        except NotationError as exc:
             say(f"not understood: {exc}")
+            return
+        except IllegalActionError as exc:  # well written, but no move of the game
+            say(f"not legal: {line!r}: {exc}")
             return
         self.apply(actions, line)
 

@@ -107,7 +107,12 @@ def _rummy500_action(verb: str, args: list[str], state: Any) -> int:
     if verb in ("take", "discard") and len(args) == 1:
         return (FA.TAKE if verb == "take" else FA.DISCARD) + parse_card(args[0])
     if verb == "meld" and args:
-        return FA.string_to_action("MELD " + " ".join(args))
+        cards = [parse_card(a) for a in args]  # a token that is no card is not understood
+        try:
+            return FA.string_to_action("MELD " + " ".join(args))
+        except NotationError:  # cards, but no group or run: understood, and not legal
+            raise IllegalActionError(f"{' '.join(CARD_STRINGS[c] for c in cards)} is not a group or run (F5)"
+                                     ) from None
     if verb == "layoff" and len(args) in (1, 2):
         card = parse_card(args[0])
         if len(args) == 2:
@@ -192,9 +197,10 @@ def _rummy500_words(action: int) -> str:
 
 def as_command(game: str, actions: list[int]) -> str:
     """The move a person would type for ``actions`` (used by ``hint``)."""
-    if game == "rummy500":
-        text = FA.action_to_string(actions[0]).lower()
-        return {"draw_stock": "draw", "end_hand": "end"}.get(text, text)
+    if game == "rummy500":  # the verb as typed, the cards as written (5C, not 5c)
+        verb, *rest = FA.action_to_string(actions[0]).split()
+        verb = {"DRAW_STOCK": "draw", "END_HAND": "end"}.get(verb, verb.lower())
+        return " ".join([verb, *(w.lower() if w in ("GROUP", "RUN") else w for w in rest)])
     if actions[-1] == RA.COMMIT:
         return "play " + " ".join(tile_name(a) for a in actions[:-1]) if len(actions) > 1 else "commit"
     return RA.action_to_string(actions[0]).lower()

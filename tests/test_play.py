@@ -39,7 +39,7 @@ def test_rummy500_whole_hand_from_a_script_with_refused_moves():
     out = run.stdout
     assert "not understood: unknown move 'bogus'" in out
     assert "not legal: 'discard AS'" in out and "the turn starts with a draw" in out
-    assert "is not a group or run" in out
+    assert "not legal: 'meld 2S 3S': 2S 3S is not a group or run (F5)" in out
     assert "hint: draw" in out or "hint: take" in out
     assert "seat 1 (value):" in out and "your hand (13):" in out
     assert "game over. scores:" in out and "winner:" in out
@@ -84,3 +84,25 @@ def test_end_of_input_quits_and_bad_options_are_refused(position):
     run = subprocess.run([sys.executable, "-m", "rummienv.play", "--position", position, "--opponents", "a", "b"],
                          input="", capture_output=True, text=True, timeout=240)
     assert run.returncode == 2 and "name 1 opponents" in run.stderr
+
+
+def test_rummy500_hints_type_back_as_the_same_move_with_cards_as_written():
+    from rummienv import play_text
+    from rummienv.rummy500 import NUM_ACTIONS, Rummy500Game, string_to_action
+
+    state = Rummy500Game().new_initial_state(0)
+    for action in range(NUM_ACTIONS):
+        assert play_text.parse_move("rummy500", play_text.as_command("rummy500", [action]), state) == [action]
+    assert play_text.as_command("rummy500", [string_to_action("MELD JH QH KH AH")]) == "meld JH QH KH AH"
+
+
+def test_rummy500_cards_that_make_no_meld_are_not_legal_and_a_bad_card_is_not_understood():
+    from rummienv import play_text
+    from rummienv.errors import IllegalActionError, NotationError
+    from rummienv.rummy500 import Rummy500Game
+
+    state = Rummy500Game().new_initial_state(0)
+    with pytest.raises(IllegalActionError, match="5D 6D 8D is not a group or run"):
+        play_text.parse_move("rummy500", "meld 5d 6D 8D", state)
+    with pytest.raises(NotationError):
+        play_text.parse_move("rummy500", "meld 5D 6D 8X", state)
