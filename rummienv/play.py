@@ -79,6 +79,7 @@ class Session:
         self.names = names
         self.clock = clock
         self.reader = reader
+        self._turn_start = len(state.history)
 
     def run(self) -> bool:
         """Play to the end; False if the person quit."""
@@ -102,6 +103,7 @@ class Session:
         deadline = None if self.clock is None else time.monotonic() + self.clock
         say("", text.render(state, self.human, self.names))
         deal, moves = deal_number(state), self._moves()
+        self._turn_start = moves  # what the log says at the turn's end is every move since
         while self._my_turn(deal):
             left = None if deadline is None else deadline - time.monotonic()
             print(f"seat {self.human}" + ("" if left is None else f" [{max(left, 0):.0f}s]") + "> ",
@@ -164,7 +166,7 @@ class Session:
         before = self.state.view(self.human)
         self.state = trial
         if self.state.is_terminal() or self.state.current_player != self.human:
-            say(f"you: {text.describe_turn(self.game, actions)}")
+            say(f"you: {text.describe_turn(self.game, self.state.history[self._turn_start:])}")
         got = text.gained(before, self.state.view(self.human))
         if got != "-":
             say(f"you got: {got}")

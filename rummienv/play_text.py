@@ -50,8 +50,8 @@ def render(state: Any, me: int, names: list[str]) -> str:
                                   strict=True):
         lines.append(f"seat {seat} ({names[seat]}): {counted(size, 'tile')}, "
                      f"{'opened' if opened else 'not opened'}")
-    lines.append(f"your rack ({len(view['rack'])}): {_tiles(view['rack'])}"
-                 + ("" if view["opened"] else "  (not opened yet)"))
+    free = list((Counter(view["rack"]) - Counter(view["staged"])).elements())  # staged pieces show once
+    lines.append(f"your rack ({len(free)}): {_tiles(free)}" + ("" if view["opened"] else "  (not opened yet)"))
     if view["staged"]:
         lines.append(f"staged: {_tiles(view['staged'])}")
     return "\n".join(lines)

@@ -74,6 +74,16 @@ def test_rummikub_play_command_and_hint(position):
     assert "game over" in run.stdout
 
 
+def test_rummikub_a_play_placed_piece_by_piece_is_logged_whole_and_staged_pieces_show_once(position):
+    run = subprocess.run([sys.executable, "-m", "rummienv.play", "--position", position, "--opponents", "greedy",
+                          "--clock", "off"], input="place k10\nplace k11\nplace k12\ncommit\n",
+                         capture_output=True, text=True, timeout=240)
+    assert run.returncode == 0, run.stderr
+    assert "you: played k10 k11 k12" in run.stdout
+    after_k10 = run.stdout.split("staged: k10\n")[0].rsplit("your rack", 1)[1]
+    assert after_k10.startswith(" (13):") and "k10" not in after_k10
+
+
 def test_end_of_input_quits_and_bad_options_are_refused(position):
     run = subprocess.run([sys.executable, "-m", "rummienv.play", "--game", "rummy500", "--seed", "1"],
                          input="", capture_output=True, text=True, timeout=240)
