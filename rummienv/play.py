@@ -306,7 +306,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.exit(2, f"error: {exc}\n")
     names = ["you" if s == args.seat else str(opponents[others.index(s)]) for s in range(state.num_players)]
     say(f"{state.rules.game}: you are seat {args.seat}; seed {args.seed}; clock "
-        + ("off" if clock is None else f"{clock:g} s"))
+        + ("off" if clock is None else f"{clock:g} s"), text.who_starts(state, names, bool(args.position)))
     Session(state, args.seat, bots, names, clock, LineReader(sys.stdin.fileno())).run()
     return 0
 

@@ -57,6 +57,19 @@ def render(state: Any, me: int, names: list[str]) -> str:
     return "\n".join(lines)
 
 
+def who_starts(state: Any, names: list[str], from_position: bool) -> str:
+    """Why the seat to move first does: a person who sees the bots play before their first prompt asks."""
+    seat = state.current_player
+    first = f"seat {seat} ({names[seat]}) moves first"
+    if from_position:
+        return f"{first}, as the position says"
+    if state.rules.game == "rummy500":
+        return f"{first}: the seat after the dealer (seat {state._dealer}) plays first (F2)"
+    if state.rules.start == "highest_tile":
+        return f"{first}: it drew the highest tile (T2)"
+    return f"{first}, chosen by lot (K2)"
+
+
 def tile_name_list(pieces) -> str:
     return "[" + " ".join(tile_name(t) for t in pieces) + "]"
 

@@ -37,6 +37,7 @@ def test_rummy500_whole_hand_from_a_script_with_refused_moves():
                           "--seed", "3"], input="\n".join(moves) + "\n", capture_output=True, text=True, timeout=240)
     assert run.returncode == 0, run.stderr
     out = run.stdout
+    assert "moves first: the seat after the dealer" in out and "plays first (F2)" in out
     assert "not understood: unknown move 'bogus'" in out
     assert "not legal: 'discard AS'" in out and "the turn starts with a draw" in out
     assert "not legal: 'meld 2S 3S': 2S 3S is not a group or run (F5)" in out
@@ -69,6 +70,7 @@ def test_rummikub_play_command_and_hint(position):
                           "--clock", "off"], input="hint\nplay k10 k11 k12\n", capture_output=True, text=True,
                          timeout=240)
     assert run.returncode == 0, run.stderr
+    assert "seat 0 (you) moves first, as the position says" in run.stdout
     assert "hint: play k10 k11 k12" in run.stdout
     assert "you: played k10 k11 k12" in run.stdout
     assert "game over" in run.stdout
