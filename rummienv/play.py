@@ -16,6 +16,7 @@ import json
 import os
 import select
 import sys
+import termios
 import time
 from pathlib import Path
 from typing import Any
@@ -48,6 +49,7 @@ class LineReader:
             left = None if deadline is None else max(0.0, deadline - time.monotonic())
             ready, _, _ = select.select([self.fd], [], [], left)
             if not ready:
+                self._drop_unfinished_line()
                 return None
             chunk = os.read(self.fd, 4096)
             self.ended = not chunk
@@ -56,6 +58,14 @@ class LineReader:
             raise EOFError
         line, _, self.buffer = self.buffer.partition(b"\n")
         return line.decode(errors="replace").strip()
+
+    def _drop_unfinished_line(self) -> None:
+        """Forget what was typed but not entered when the time ran out: it belonged to the turn that
+        ended, and would otherwise join the next line typed (``dra``, time-out, ``w``: ``draw``). A
+        terminal keeps such a line itself until Enter, so its input queue is flushed too."""
+        self.buffer = b""
+        if os.isatty(self.fd):
+            termios.tcflush(self.fd, termios.TCIFLUSH)
 
 
 def say(*lines: str) -> None:

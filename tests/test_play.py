@@ -118,3 +118,20 @@ def test_rummy500_cards_that_make_no_meld_are_not_legal_and_a_bad_card_is_not_un
         play_text.parse_move("rummy500", "meld 5d 6D 8D", state)
     with pytest.raises(NotationError):
         play_text.parse_move("rummy500", "meld 5D 6D 8X", state)
+
+
+def test_what_was_typed_but_not_entered_when_the_time_ran_out_is_dropped():
+    import os
+
+    from rummienv.play import LineReader
+
+    read_end, write_end = os.pipe()
+    try:
+        reader = LineReader(read_end)
+        os.write(write_end, b"dra")
+        assert reader.readline(0.05) is None  # the time ran out with "dra" unfinished
+        os.write(write_end, b"w\ncommit\n")
+        assert reader.readline(1.0) == "w" and reader.readline(1.0) == "commit"
+    finally:
+        os.close(read_end)
+        os.close(write_end)
