@@ -38,7 +38,7 @@ def test_K3_opening_needs_40_from_the_hand():
 
 
 def test_K4_no_rebuilding_before_or_on_the_opening_turn():
-    state = position(["r4 r10 r11 r12 r13", "k2"], table=["r1 r2 r3"], game="rummikub_cards")
+    state = position(["r4 r10 r11 r12 r13", "k2"], table=["r1 r2 r3"], opened=[False, True], game="rummikub_cards")
     assert not legal(state, "PLACE r4")
     play(state, "PLACE r10", "PLACE r11", "PLACE r12", "PLACE r13")
     assert not legal(state, "PLACE r4")  # still the opening turn
@@ -68,7 +68,7 @@ def test_K6_swap_a_joker_for_the_card_it_stands_for():
     play(state, "PLACE k2", "PLACE b2", "COMMIT")
     assert ("k2", "b2", "J") in _sets(state) and state.fixed[2] == 1  # it may stand for anything now
     assert not state.racks[0].any() and state.is_terminal()
-    before_opening = position(["r8 k2 b2", "k1"], table=["r5 r6 r7 J"], game="rummikub_cards")
+    before_opening = position(["r8 k2 b2", "k1"], table=["r5 r6 r7 J"], opened=[False, True], game="rummikub_cards")
     assert not legal(before_opening, "SWAP_JOKER r8")
     tiles = position(["r8 k2 b2", "k1"], table=["r5 r6 r7 J"], opened=[True, True])
     assert not legal(tiles, "SWAP_JOKER r8")  # the tile game rearranges freely instead

@@ -37,11 +37,18 @@ def _base(**changes):
         ({"colour": "red"}, "unknown position keys"),
         ({"table": [{"chain": ["r1", "r2", "r3"]}]}, "write a set as a list"),
         ({"over": True}, "must give its 'round_scores'"),
+        ({"racks": [["r1"], []]}, r"rack of seat 1 is empty, so the round is over \(T8\)"),
+        ({"table": [["r3", "r4", "r5"]]}, r"the table holds sets but no seat has opened \(T4/K3\)"),
     ],
 )
 def test_bad_positions_are_refused_with_the_reason(changes, message):
     with pytest.raises(PositionError, match=message):
         load_state(_base(**changes))
+
+
+def test_a_table_laid_by_the_other_seat_and_a_finished_round_are_positions():
+    load_state(_base(table=[["r3", "r4", "r5"]], opened=[False, True]))
+    load_state(_base(racks=[["r1"], []], over=True, round_scores=[-1, 1]))
 
 
 def test_bad_tile_in_a_position_names_the_token():

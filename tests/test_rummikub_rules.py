@@ -135,7 +135,7 @@ def test_T4_opening_needs_30_from_rack():
 
 
 def test_T4_opening_touches_nothing_on_the_table():
-    state = position(["r4 r10 r11 r12", "k2"], table=["r1 r2 r3"])
+    state = position(["r4 r10 r11 r12", "k2"], table=["r1 r2 r3"], opened=[False, True])
     assert not legal(state, "PLACE r4")  # cannot extend a table run before opening
     play(state, "PLACE r10", "PLACE r11", "PLACE r12", "COMMIT")
     assert ("run", tuple(parse_tiles("r1 r2 r3"))) in state.table_sets
@@ -148,7 +148,7 @@ def test_T4_jokers_count_as_the_tile_they_stand_for():
 
 
 def test_T5_no_joker_from_the_table_before_opening():
-    state = position(["r12 r13 k9", "k2"], table=["k10 b10 o10 J"])
+    state = position(["r12 r13 k9", "k2"], table=["k10 b10 o10 J"], opened=[False, True])
     assert not legal(state, "PLACE r12")  # J r12 r13 would be 36, but the joker is on the table
     opened = position(["r12 r13 k9", "k2"], table=["k10 b10 o10 J"], opened=[True, False])
     assert legal(opened, "PLACE r12")

@@ -124,7 +124,22 @@ def load_state(position: dict[str, Any]) -> RummikubState:
     state._terminal = bool(position.get("over", False))
     if state._terminal and state.round_scores is None:
         raise PositionError("a position that is over must give its 'round_scores'")
+    _check_reachable(state)
     return state
+
+
+def _check_reachable(state: RummikubState) -> None:
+    """Refuse what play cannot reach: a round goes on only while every rack holds a piece (T8), and sets
+    reach the table only through a seat's opening (T4/K3)."""
+    if state._terminal:
+        return
+    empty = [seat for seat in range(state.num_players) if not state.racks[seat].any()]
+    if empty:
+        raise PositionError(f"rack of seat {empty[0]} is empty, so the round is over (T8): give 'over' and "
+                            "'round_scores', or a piece to that rack")
+    if state.table_counts().any() and not state.opened.any():
+        raise PositionError("the table holds sets but no seat has opened (T4/K3): mark in 'opened' the seats "
+                            "that laid them")
 
 
 def _read_set(raw: Any, index: int) -> tuple[str, tuple[int, ...]]:
