@@ -90,6 +90,7 @@ class Session:
         self.clock = clock
         self.reader = reader
         self._turn_start = len(state.history)
+        self._seen = self._table_sets()
 
     def run(self) -> bool:
         """Play to the end; False if the person quit."""
@@ -100,6 +101,7 @@ class Session:
                 if not self.human_turn():
                     say("you quit; the game was not finished")
                     return False
+                self._seen = self._table_sets()  # what the next turn marks as new is what others did
             else:
                 self.bot_turn()
             if not self.state.is_terminal() and deal_number(self.state) != deal:
@@ -111,7 +113,7 @@ class Session:
     def human_turn(self) -> bool:
         state = self.state
         deadline = None if self.clock is None else time.monotonic() + self.clock
-        say("", text.render(state, self.human, self.names))
+        say("", text.render(state, self.human, self.names, self._seen))
         deal, moves = deal_number(state), self._moves()
         self._turn_start = moves  # what the log says at the turn's end is every move since
         while self._my_turn(deal):
@@ -144,6 +146,10 @@ class Session:
                 say(text.render(self.state, self.human, self.names))
                 moves = self._moves()
         return True
+
+    def _table_sets(self) -> list | None:
+        """The Rummikub table's sets as the person last saw them (None for Rummy 500, whose melds only grow)."""
+        return None if self.game == "rummy500" else list(self.state.table_sets)
 
     def _my_turn(self, deal: int) -> bool:
         """Still the person's turn: not over, their seat, and no new round dealt meanwhile."""

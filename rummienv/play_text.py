@@ -38,14 +38,16 @@ def _cards(names: list[str]) -> str:
     return " ".join(CARD_STRINGS[c] for c in order) or "-"
 
 
-def render(state: Any, me: int, names: list[str]) -> str:
-    """The position as seat ``me`` sees it."""
+def render(state: Any, me: int, names: list[str], seen: list | None = None) -> str:
+    """The position as seat ``me`` sees it; Rummikub table sets not among ``seen`` (the sets shown at the
+    seat's last turn) are marked, since a rearrangement can change the table anywhere."""
     view = state.view(me)
     if view["game"] == "rummy500":
         return _render_rummy500(view, names)
     lines = [f"round {view['round'] + 1}, pool {view['pool_size']}, turn: seat {state.current_player} "
-             f"({names[state.current_player]})", "table:"]
-    lines += [f"  {tile_name_list(pieces)}" for _, pieces in view["table_sets"]] or ["  (empty)"]
+             f"({names[state.current_player]})", "table:" if seen is None else "table (* new since your turn):"]
+    lines += [f"  {tile_name_list(pieces)}" + ("  *" if seen is not None and (kind, pieces) not in seen else "")
+              for kind, pieces in view["table_sets"]] or ["  (empty)"]
     for seat, size, opened in zip(view["seats"][1:], view["rack_sizes"][1:], view["opened_by_seat"][1:],
                                   strict=True):
         lines.append(f"seat {seat} ({names[seat]}): {counted(size, 'tile')}, "

@@ -135,3 +135,16 @@ def test_what_was_typed_but_not_entered_when_the_time_ran_out_is_dropped():
     finally:
         os.close(read_end)
         os.close(write_end)
+
+
+def test_rummikub_sets_new_since_the_persons_turn_are_marked():
+    from rummienv import play_text
+    from rummienv.rummikub import load_state
+    from rummienv.tiles import parse_tiles
+
+    state = load_state({"game": "rummikub", "racks": [["k1", "k2"], ["b9"]], "opened": [True, True],
+                        "table": [["r1", "r2", "r3"], ["k7", "b7", "o7"]]})
+    seen = [("run", tuple(parse_tiles("r1 r2 r3")))]
+    text = play_text.render(state, 0, ["you", "bot"], seen)
+    assert "table (* new since your turn):\n  [k7 b7 o7]  *\n  [r1 r2 r3]\n" in text
+    assert "*" not in play_text.render(state, 0, ["you", "bot"])
