@@ -18,6 +18,7 @@ import select
 import sys
 import termios
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,7 @@ from rummienv.rules import make_rules
 from rummienv.wording import counted
 
 GAMES = ("rummikub", "rummikub_cards", "rummy500")
+REMINDERS = (30.0, 10.0)  # seconds left on the turn clock at which the person is told so
 MAX_BOT_ACTIONS = 1000  # a bot that never ends its turn is a bug, not a long turn
 
 
@@ -38,16 +40,28 @@ class LineReader:
         self.buffer = b""
         self.ended = False
 
-    def readline(self, timeout: float | None) -> str | None:
-        """The next line, or None when ``timeout`` seconds pass first; EOFError at the end.
+    def readline(self, timeout: float | None, reminders: Sequence[float] = (),
+                 remind: Callable[[float], None] | None = None) -> str | None:
+        """The next line, or None when ``timeout`` seconds pass first; EOFError at the end. While waiting,
+        ``remind(seconds)`` is called as each of ``reminders`` (seconds left) is reached, so the person
+        sees the clock run down without the line being redrawn under their typing.
 
         Input already waiting counts as typed in time, even if the program was
         slow to get to it: the clock is the person's, not the machine's.
         """
         deadline = None if timeout is None else time.monotonic() + timeout
+        due = sorted((r for r in reminders if timeout is not None and r < timeout), reverse=True)
         while b"\n" not in self.buffer and not self.ended:
             left = None if deadline is None else max(0.0, deadline - time.monotonic())
-            ready, _, _ = select.select([self.fd], [], [], left)
+            while due and left is not None and left < due[0] - 0.5:
+                due.pop(0)  # passed while input was coming in: too late to say
+            wait = left if not due or left is None else max(0.0, left - due[0])
+            ready, _, _ = select.select([self.fd], [], [], wait)
+            if not ready and due and left is not None and wait < left:
+                if remind is not None:
+                    remind(due[0])
+                due.pop(0)
+                continue
             if not ready:
                 self._drop_unfinished_line()
                 return None
@@ -121,7 +135,8 @@ class Session:
             print(f"seat {self.human}" + ("" if left is None else f" [{max(left, 0):.0f}s]") + "> ",
                   end="", flush=True)
             try:
-                line = self.reader.readline(left)
+                line = self.reader.readline(
+                    left, REMINDERS, lambda seconds: say("", f"({seconds:g} s left: finish the move and press Enter)"))
             except EOFError:
                 return False
             if line is None:

@@ -148,3 +148,22 @@ def test_rummikub_sets_new_since_the_persons_turn_are_marked():
     text = play_text.render(state, 0, ["you", "bot"], seen)
     assert "table (* new since your turn):\n  [k7 b7 o7]  *\n  [r1 r2 r3]\n" in text
     assert "*" not in play_text.render(state, 0, ["you", "bot"])
+
+
+def test_the_turn_clock_says_when_its_reminders_are_reached():
+    import os
+    import time
+
+    from rummienv.play import LineReader
+
+    read_end, write_end = os.pipe()
+    try:
+        reader, told = LineReader(read_end), []
+        start = time.monotonic()
+        assert reader.readline(0.4, (30.0, 0.25, 0.1), told.append) is None
+        assert told == [0.25, 0.1] and time.monotonic() - start >= 0.4  # none beyond the time given
+        os.write(write_end, b"draw\n")
+        assert reader.readline(0.4, (0.3,), told.append) == "draw" and told == [0.25, 0.1]
+    finally:
+        os.close(read_end)
+        os.close(write_end)
