@@ -312,9 +312,10 @@ class RummikubState(State):
     def _lay_down(self, play: np.ndarray) -> None:
         """Move ``play`` from the rack to the table and record the new concrete sets.
 
-        Laying the pieces out is a pass of the solver, dearer than the rest of a move, and only people and
-        positions read the sets, unless a joker must keep the number it stands for (K5): then the sets are
-        made at once, otherwise when first read (``table_sets``), the same sets either way.
+        Laying the pieces out (a search, then the sets rebuilt in Python) costs more than the rest of a move,
+        and only people and positions read the sets, unless a joker must keep the number it stands for
+        (K5): then the sets are made at once, otherwise when first read (``table_sets``), the same sets
+        either way.
         """
         p = self._current
         if self.opened[p]:
