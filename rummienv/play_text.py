@@ -66,7 +66,7 @@ def who_starts(state: Any, names: list[str], from_position: bool) -> str:
     if from_position:
         return f"{first}, as the position says"
     if state.rules.game == "rummy500":
-        return f"{first}: the seat after the dealer (seat {state._dealer}) plays first (F2)"
+        return f"{first}: the seat after the dealer (seat {state.dealer}) plays first (F2)"
     if state.rules.start == "highest_tile":
         return f"{first}: it drew the highest tile (T2)"
     return f"{first}, chosen by lot (K2)"

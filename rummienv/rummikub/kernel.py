@@ -1087,28 +1087,35 @@ def mask(table, rack, staged, fixed, weight, valued, threshold, ht, ws_stamp, s_
 
 
 @njit(cache=True, inline="always")
-def _could_fit(t, hi, jhi):
-    """A necessary condition for a piece of type ``t`` to lie in any valid set of ``hi`` and ``jhi`` free
-    jokers (no joker fixed to a number): enough other colours at its number for a group, or enough
-    neighbours of its colour for a run, with the jokers filling what is missing."""
-    if jhi >= 2:
-        return True
+def _fewest_jokers_set(t, counts, jokers):
+    """The valid set of three holding a piece of type ``t``, its other pieces from ``counts``, that needs the
+    fewest of ``jokers`` to fill what is missing: (jokers it needs, the first number of the run or -1 for a
+    group), or (-1, 0) when there is none."""
     n = t % 13
     base = t - n
     others = 0
     for c in range(4):
-        if c * 13 != base and hi[c * 13 + n] > 0:
+        if c * 13 != base and counts[c * 13 + n] > 0:
             others += 1
-    if others + jhi >= 2:
-        return True
-    for start in range(max(n - 2, 0), min(n, 10) + 1):  # runs of three holding n
-        missing = 0
-        for m in range(start, start + 3):
-            if m != n and hi[base + m] == 0:
-                missing += 1
-        if missing <= jhi:
-            return True
-    return False
+    for jk in range(min(jokers, 2) + 1):
+        if others >= 2 - jk:
+            return jk, -1
+        for start in range(max(n - 2, 0), min(n, 10) + 1):  # runs of three holding n
+            missing = 0
+            for m in range(start, start + 3):
+                if m != n and counts[base + m] == 0:
+                    missing += 1
+            if missing == jk:
+                return jk, start
+    return -1, 0
+
+
+@njit(cache=True, inline="always")
+def _could_fit(t, hi, jhi):
+    """A necessary condition for a piece of type ``t`` to lie in any valid set of ``hi`` and ``jhi`` free
+    jokers (no joker fixed to a number): enough other colours at its number for a group, or enough
+    neighbours of its colour for a run, with the jokers filling what is missing."""
+    return jhi >= 2 or _fewest_jokers_set(t, hi, jhi)[0] >= 0
 
 
 @njit(cache=True, inline="always")
@@ -1131,32 +1138,23 @@ def _add_set(t, x, left, jokers):
     """Add to the layout ``x`` a new valid set of leftover pieces (``left``) holding a piece of type ``t``,
     with as few of the ``jokers`` left as possible: a group or a run of three. Returns (jokers used, value
     of the set), or (-1, 0) when there is none."""
+    jk, start = _fewest_jokers_set(t, left, jokers)
+    if jk < 0:
+        return -1, 0
     n = t % 13
     base = t - n
-    for jk in range(min(jokers, 2) + 1):
-        others = 0
+    if start < 0:  # a group
+        _take(t, x, left)
+        need = 2 - jk
         for c in range(4):
-            if c * 13 != base and left[c * 13 + n] > 0:
-                others += 1
-        if others >= 2 - jk:
-            _take(t, x, left)
-            need = 2 - jk
-            for c in range(4):
-                if need > 0 and c * 13 != base and left[c * 13 + n] > 0:
-                    _take(c * 13 + n, x, left)
-                    need -= 1
-            return jk, 3 * (n + 1)
-        for start in range(max(n - 2, 0), min(n, 10) + 1):
-            missing = 0
-            for m in range(start, start + 3):
-                if m != n and left[base + m] == 0:
-                    missing += 1
-            if missing == jk:
-                for m in range(start, start + 3):
-                    if m == n or left[base + m] > 0:
-                        _take(base + m, x, left)
-                return jk, 3 * start + 6
-    return -1, 0
+            if need > 0 and c * 13 != base and left[c * 13 + n] > 0:
+                _take(c * 13 + n, x, left)
+                need -= 1
+        return jk, 3 * (n + 1)
+    for m in range(start, start + 3):
+        if m == n or left[base + m] > 0:
+            _take(base + m, x, left)
+    return jk, 3 * start + 6
 
 
 @njit(cache=True)

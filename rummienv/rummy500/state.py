@@ -244,6 +244,11 @@ class Rummy500State(State):
             new._rng = np.random.Generator(bit_generator)
         return new
 
+    @property
+    def dealer(self) -> int:
+        """The seat that dealt this hand (F2): the seat after it played first."""
+        return self._dealer
+
     def to_dict(self) -> dict[str, Any]:
         return state_to_dict(self)
 
