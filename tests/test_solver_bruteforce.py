@@ -147,14 +147,35 @@ def _check_laid_out(table: np.ndarray, play: np.ndarray, opts: dict, where: str)
     assert value >= opts["threshold"], f"opening {layout.sets} worth {value}: {where}"
 
 
+def _ask(search: str, more: np.ndarray, hi: np.ndarray, fixed: np.ndarray, valued: bool, threshold: int,
+         shared: tuple, t: int, found: np.ndarray) -> int:
+    """One question to the search: alone (a walk from 1 up with a table of its own), or as a mask asks it,
+    sharing the dead states of the position's other questions (``shared``: the colour orders and stamp)."""
+    ws = solver.workspace()
+    budget = 1 << 20
+    if search == "exists":
+        orders = kernel._orders(more[:52], hi[:52])
+        memo = kernel._memo(ws.ht, kernel._hash_bits(budget), kernel._fresh_stamp(ws.ht, ws.stamp), kernel.UP,
+                            orders, -1)
+        args = (more[:52], hi[:52], more[JOKER], hi[JOKER], fixed, valued, threshold, budget, orders[kernel.UP], memo)
+    else:
+        orders, stamp = shared
+        args = (more[:52], hi[:52], more[JOKER], hi[JOKER], fixed, valued, threshold, budget, orders, ws.memo,
+                kernel.MEMO_BITS, stamp, t)
+    answer, _ = getattr(kernel, search)(*args, ws.key, ws.path, found)
+    return answer
+
+
 @pytest.mark.parametrize("search", ["exists", "_search"])
 @pytest.mark.parametrize("chunk", range(5))
 def test_exists_matches_bruteforce(chunk, search):
     """The depth-first search, with a budget it never exhausts, finds a layout holding everything staged plus
     one more of a type (or joker) exactly when some legal play holds them, and what it finds is legal: asked
-    as it is, and as the masks ask it (any layout first, from 13 down, then raised to an opening's value)."""
+    alone, and as the masks ask it (any layout first, from 13 down then up, then raised to an opening's
+    value; every question of a position, asked twice in a shuffled order, keeping the others' dead states)."""
     ws = solver.workspace()
     found = np.zeros(54, dtype=np.int64)
+    rng = np.random.default_rng(chunk)
     for name, i, pos in CASES[chunk::5]:
         table, rack, staged = (pos[k].astype(np.int64) for k in ("table", "rack", "staged"))
         opts = dict(fixed=pos["fixed"].astype(np.int64), opened=pos["opened"], threshold=pos["threshold"])
@@ -162,11 +183,12 @@ def test_exists_matches_bruteforce(chunk, search):
         mask = _mask_of(bf.legal_plays(table, rack, staged, **opts), staged)
         base, fixed, valued, threshold = solver.mask_problem(table, opts["fixed"], pos["opened"], pos["threshold"])
         lo, hi = base + staged, base + rack
-        for t in np.flatnonzero(rack > staged):
+        shared = (kernel._orders(lo[:52], hi[:52]), kernel._fresh_stamp(ws.memo, ws.memo_stamp))
+        types = np.flatnonzero(rack > staged)
+        for t in np.concatenate([rng.permutation(types), rng.permutation(types)]) if search == "_search" else types:
             more = lo.copy()
             more[t] += 1
-            answer, _ = getattr(kernel, search)(more[:52], hi[:52], more[JOKER], hi[JOKER], fixed, valued, threshold,
-                                                1 << 20, ws.ht, ws.stamp, ws.key, ws.path, found)
+            answer = _ask(search, more, hi, fixed, valued, threshold, shared, t, found)
             assert answer != kernel.UNKNOWN, where
             assert (answer == kernel.FOUND) == mask[t], f"{bf.names(more - base)} more: {where}"
             if answer != kernel.FOUND:
@@ -218,6 +240,29 @@ def test_turn_memory_matches_bruteforce_along_a_turn(chunk):
                 if not mask.any():
                     break
                 staged[rng.choice(np.flatnonzero(mask))] += 1
+
+
+@pytest.mark.parametrize("chunk", range(5))
+def test_turn_memory_copies_go_their_own_ways(chunk):
+    """A memory copied at the start of a turn, and the original, stage different pieces in turn, each mask
+    asked as the other's grows: each equals brute force, so neither answers from what the other's searches
+    found dead (which holds only for the other's pieces staged)."""
+    rng = np.random.default_rng(200 + chunk)
+    for name, i, pos in CASES[chunk::5]:
+        table, rack = pos["table"].astype(np.int64), pos["rack"].astype(np.int64)
+        opts = dict(fixed=pos["fixed"].astype(np.int64), opened=pos["opened"], threshold=pos["threshold"])
+        plays = bf.legal_plays(table, rack, np.zeros(53, dtype=np.int64), **opts)
+        first = TurnMemory()
+        first.masks(table, rack, np.zeros(53, dtype=np.int64), **opts)
+        seats = [(first, np.zeros(53, dtype=np.int64)), (first.copy(), np.zeros(53, dtype=np.int64))]
+        while seats:
+            memory, staged = seats.pop(0)
+            mask, _ = memory.masks(table, rack, staged, **opts)
+            where = f"{name} #{i}, staged {bf.names(staged)}: {ps.describe(pos)}"
+            assert np.array_equal(mask, _mask_of(plays, staged)), where
+            if mask.any():
+                staged[rng.choice(np.flatnonzero(mask))] += 1
+                seats.append((memory, staged))
 
 
 def _with_a_group(table: np.ndarray, rack: np.ndarray) -> np.ndarray | None:

@@ -172,16 +172,19 @@ def _put(key, val, bits, parent, opt, ht, hb, stamp, s_key, s_val, s_bits, s_par
 
 
 @njit(cache=True, inline="always")
-def _get(key, ht, hb, stamp):
+def _get(key, ht, hb, stamp, probes):
+    """The value (the store slot, for the programme's tables) kept for ``key``, or -1; looking at most at
+    ``probes`` slots (all of them for a table that never drops a key, ``PROBES`` for a cache)."""
     mask = (np.int64(1) << hb) - 1
     h = _slot(key, hb)
-    while True:
+    for _ in range(probes):
         e = ht[2 * h + 1]
         if (e >> 32) != stamp:
             return -1
         if ht[2 * h] == key:
             return e & 0xFFFFFFFF
         h = (h + 1) & mask
+    return -1
 
 
 @njit(cache=True)
@@ -246,7 +249,8 @@ def _prune(begin, end, first, last, jhi, threshold, by_bits, ht, hb, stamp, s_ke
         rest = key & ~(np.int64(63) << _F_J)
         dead = False
         if ((key >> _F_V) & 255) < threshold:
-            j = _get((key & ~(np.int64(255) << _F_V)) | (np.int64(threshold) << _F_V), ht, hb, stamp)
+            full = (key & ~(np.int64(255) << _F_V)) | (np.int64(threshold) << _F_V)
+            j = _get(full, ht, hb, stamp, np.int64(1) << hb)
             dead = j >= 0 and ((s_bits[i] & ~s_bits[j]) == 0 if by_bits else s_val[j] >= s_val[i])
         for ja in range(0 if dead else jj + 1):
             lo_r = rr if rr > ja else ja
@@ -257,7 +261,7 @@ def _prune(begin, end, first, last, jhi, threshold, by_bits, ht, hb, stamp, s_ke
                 f = _fslot(k2, fb)
                 if not (filt[f >> 6] >> np.uint64(f & 63)) & np.uint64(1):
                     continue
-                j = _get(k2, ht, hb, stamp)
+                j = _get(k2, ht, hb, stamp, np.int64(1) << hb)
                 if j >= 0 and ((s_bits[i] & ~s_bits[j]) == 0 if by_bits else s_val[j] >= s_val[i]):
                     dead = True
                     break
@@ -276,7 +280,7 @@ def _prune(begin, end, first, last, jhi, threshold, by_bits, ht, hb, stamp, s_ke
                     f = _fslot(k2, fb)
                     if not (filt[f >> 6] >> np.uint64(f & 63)) & np.uint64(1):
                         continue
-                    j = _get(k2, ht, hb, stamp)
+                    j = _get(k2, ht, hb, stamp, np.int64(1) << hb)
                     if j >= 0 and ((s_bits[i] & ~s_bits[j]) == 0 if by_bits else s_val[j] >= s_val[i]):
                         dead = True
                         break
@@ -820,19 +824,30 @@ def _witness_row(opts, order, key, row):
     row[53] = (key >> _F_R) & 7
 
 
+PROBES = 8  # slots a dead-state table looks at for a key (_remember)
+
+
 @njit(cache=True, inline="always")
 def _remember(key, value, ht, hb, stamp):
-    """Map ``key`` to the largest ``value`` given for it, in the table kept in ``ht`` under ``stamp``."""
+    """Map ``key`` to the largest ``value`` given for it, in the table kept in ``ht`` under ``stamp``.
+
+    The table is a cache: a key that finds its ``PROBES`` slots taken replaces the first, so a table of any
+    size never fills, and one a turn keeps stays small enough to be quick to read."""
     mask = (np.int64(1) << hb) - 1
-    h = _slot(key, hb)
-    while (ht[2 * h + 1] >> 32) == stamp:
+    home = _slot(key, hb)
+    h = home
+    for _ in range(PROBES):
+        if (ht[2 * h + 1] >> 32) != stamp:
+            ht[2 * h] = key
+            ht[2 * h + 1] = (stamp << 32) | value
+            return
         if ht[2 * h] == key:
             if value > (ht[2 * h + 1] & 0xFFFFFFFF):
                 ht[2 * h + 1] = (stamp << 32) | value
             return
         h = (h + 1) & mask
-    ht[2 * h] = key
-    ht[2 * h + 1] = (stamp << 32) | value
+    ht[2 * home] = key
+    ht[2 * home + 1] = (stamp << 32) | value
 
 
 @njit(cache=True, inline="always")
@@ -868,30 +883,66 @@ FOUND, NOT_FOUND, UNKNOWN = 1, 0, -1
 MASK_BUDGET = 30000
 LEGAL_BUDGET = 10000
 FIRST_WALK = 1000  # states of a layout search's first walk in either direction (_layout_exists)
+MEMO_BITS = 14  # the table of a turn's dead states (a cache, _remember): more slots read slower, and found no more
 
 
 @njit(cache=True)
-def exists(lo, hi, jlo, jhi, fixed, valued, threshold, budget, ht, ws_stamp, s_key, path_buf, witness_out):
-    """Whether some legal layout uses ``lo..hi`` of each type and ``jlo..jhi`` jokers: FOUND (its witness row,
-    as ``_record_witnesses`` keeps them, in ``witness_out``), NOT_FOUND, or UNKNOWN after ``budget`` states;
-    and the states it expanded.
-
-    The questions asked are mostly answered yes, which a depth-first walk over the programme's moves finds
-    along one path and its dead ends, where the forward pass builds every layer. Each state's moves are tried
-    closest to finishing first (``_promise``). States that led nowhere are kept (in ``ht``, under a fresh
-    stamp, the sub-step above the key's fields), so a no visits each state once, and the budget bounds the
-    worst case; the caller falls back to the passes when it runs out. The walk keeps its moves in ``s_key``.
-    """
-    order = colour_order(lo, hi)
-    ctx = _contexts(lo, hi, jhi, jhi, np.zeros(52, dtype=np.int64), 0, np.uint64(0), valued, threshold, fixed,
-                    order, NO_FLOOR)
+def _fresh_stamp(ht, ws_stamp):
+    """A stamp no entry of ``ht`` carries yet: a new, empty table without clearing it."""
     stamp = ws_stamp[0]
     if stamp > (np.int64(1) << 30):
         ht[:] = 0
         stamp = 0
     stamp += 1
     ws_stamp[0] = stamp
-    hb = _hash_bits(budget)
+    return stamp
+
+
+# The dead states a mask's searches share are tagged with the walk's space (bits 55-56: from 1 up, from 13
+# down, from 1 up with an opening's value) and, for those a search's own extra piece may have killed, its
+# number (bits 57-62).
+_F_SPACE, _F_SEARCH = 55, 57
+UP, DOWN, VALUED_UP = 0, 1, 2
+
+
+@njit(cache=True)
+def _step_of(order, t):
+    """The sub-step at which ``order`` takes numbered type ``t``."""
+    n = t % 13
+    for kc in range(4):
+        if order[n, kc] == t // 13:
+            return 5 * n + kc
+    return -1
+
+
+@njit(cache=True, inline="always")
+def _idle(ctx, s, key):
+    """Sub-step ``s`` can only pass ``key`` on unchanged (option 0), as ``_moves`` would: a colour step with no
+    piece of its type and no open run of its colour, or a joker step with no fixed joker, no joker-only run
+    to head or carry; in either, no group begun and no opening's value to check. Most of a walk's steps."""
+    if ctx[s, _C_THRESHOLD] > 0 or (key >> _F_GS) & 15 != 0:
+        return False
+    if s % 5 < 4:
+        return ctx[s, _C_HI] == 0 and (key >> ctx[s, _C_SHIFT]) & 15 == 0
+    return ctx[s, _C_FIXED_N] == 0 and ctx[s, _C_FREE_HEADS] == 0 and (key >> _F_P1) & 63 == 0
+
+
+@njit(cache=True)
+def exists(lo, hi, jlo, jhi, fixed, valued, threshold, budget, order, memo, s_key, path_buf, witness_out):
+    """Whether some legal layout uses ``lo..hi`` of each type and ``jlo..jhi`` jokers: FOUND (its witness row,
+    as ``_record_witnesses`` keeps them, in ``witness_out``), NOT_FOUND, or UNKNOWN after ``budget`` states;
+    and the states it expanded.
+
+    The questions asked are mostly answered yes, which a depth-first walk over the programme's moves finds
+    along one path and its dead ends, where the forward pass builds every layer. Each state's moves are tried
+    closest to finishing first (``_promise``). States that led nowhere are kept in the table ``memo`` names
+    (``_memo``, a cache), so a no visits most states once, and the budget bounds the worst case; the caller
+    falls back to the passes when it runs out. The walk keeps its moves in ``s_key``; ``order`` is the colour
+    order it takes.
+    """
+    ht, hb, stamp, shared, own, extra_step = memo
+    ctx = _contexts(lo, hi, jhi, jhi, np.zeros(52, dtype=np.int64), 0, np.uint64(0), valued, threshold, fixed,
+                    order, NO_FLOOR)
     count = np.empty(SUBSTEPS, dtype=np.int64)
     pos = np.zeros(SUBSTEPS, dtype=np.int64)
     stack = s_key[:SUBSTEPS * MOVES_CAP * 4].reshape((SUBSTEPS, MOVES_CAP, 4))  # the moves of each level
@@ -905,7 +956,8 @@ def exists(lo, hi, jlo, jhi, fixed, valued, threshold, budget, ht, ws_stamp, s_k
             if d < 0:
                 return NOT_FOUND, nodes
             dead = stack[d, pos[d] - 1, 0] | ((d + 1) << 48)
-            _remember(dead & ~_V_FIELD, (dead >> _F_V) & 255, ht, hb, stamp)
+            tag = shared if extra_step <= d else own
+            _remember((dead & ~_V_FIELD) | tag, (dead >> _F_V) & 255, ht, hb, stamp)
             continue
         key = stack[d, pos[d], 0]
         path_buf[d] = stack[d, pos[d], 3]
@@ -915,14 +967,22 @@ def exists(lo, hi, jlo, jhi, fixed, valued, threshold, budget, ht, ws_stamp, s_k
                 _witness_row(path_buf, order, key, witness_out)
                 return FOUND, nodes
             continue
-        here = key | ((d + 1) << 48)
-        if _get(here & ~_V_FIELD, ht, hb, stamp) >= (key >> _F_V) & 255:
+        here = (key | ((d + 1) << 48)) & ~_V_FIELD
+        known_dead = _get(here | shared, ht, hb, stamp, PROBES)
+        if extra_step > d:
+            known_dead = max(known_dead, _get(here | own, ht, hb, stamp, PROBES))
+        if known_dead >= (key >> _F_V) & 255:
             continue  # it, or the same state with as much value laid, led nowhere
         if nodes >= budget:
             return UNKNOWN, nodes
         nodes += 1
-        count[d + 1] = _moves(_step_constants(ctx, d + 1), d + 1, key, 0, np.uint64(0), stack[d + 1])
-        _by_promise(stack[d + 1], count[d + 1])
+        if _idle(ctx, d + 1, key):
+            stack[d + 1, 0, 0] = key
+            stack[d + 1, 0, 3] = 0
+            count[d + 1] = 1
+        else:
+            count[d + 1] = _moves(_step_constants(ctx, d + 1), d + 1, key, 0, np.uint64(0), stack[d + 1])
+            _by_promise(stack[d + 1], count[d + 1])
         pos[d + 1] = 0
         d += 1
 
@@ -968,15 +1028,48 @@ def _mirror(counts, out):
 
 
 @njit(cache=True)
-def _layout_exists(lo, hi, jlo, jhi, fixed, budget, ht, ws_stamp, s_key, path_buf, found):
+def _orders(lo, hi):
+    """The colour orders of the walks from 1 up and from 13 down (``colour_order`` of the mirrored counts)."""
+    lo_m, hi_m = np.empty(52, dtype=np.int64), np.empty(52, dtype=np.int64)
+    _mirror(lo, lo_m)
+    _mirror(hi, hi_m)
+    orders = np.empty((2, 13, 4), dtype=np.int64)
+    orders[UP] = colour_order(lo, hi)
+    orders[DOWN] = colour_order(lo_m, hi_m)
+    return orders
+
+
+@njit(cache=True, inline="always")
+def _memo(ht, hb, stamp, space, orders, extra):
+    """The dead-state table of one walk (see ``exists``) among searches that share ``stamp``.
+
+    The searches of a turn ask for a layout of the pieces staged (never fewer as the turn goes on) and one
+    piece more, of type ``extra`` (52: a joker; -1: no other search shares the table). A state that led
+    nowhere after its walk had passed the extra piece's sub-step leads nowhere in any of them, as each asks
+    at least as much from there on; one before it, only in the searches for the same extra piece."""
+    shared = np.int64(space) << _F_SPACE
+    if extra < 0:
+        step = -1
+    elif extra == 52:
+        step = SUBSTEPS
+    elif space == DOWN:
+        step = _step_of(orders[DOWN], (extra // 13) * 13 + 12 - extra % 13)
+    else:
+        step = _step_of(orders[UP], extra)
+    return ht, hb, stamp, shared, shared | (np.int64(extra + 1) << _F_SEARCH), step
+
+
+@njit(cache=True)
+def _layout_exists(lo, hi, jlo, jhi, fixed, budget, orders, ht, hb, stamp, extra, s_key, path_buf, found):
     """``exists`` for any layout (no opening's value), walking the numbers from 13 down and from 1 up in
-    turn, each walk given four times the states of the last before the other starts afresh.
+    turn, each walk given four times the states of the last before the other starts again.
 
     The sets read the same either way along the numbers, so the answers agree, but a walk's cost does not:
     on logged random play one direction often needed a tenth of the other's states, and neither was the
     cheaper one throughout (from the top in most card-edition positions, whose jokers keep their numbers,
     from the bottom in more of the tile game's). Taking turns bounds a question's cost by a few times the
-    cheaper walk's; from the top first, as it was the cheaper on the whole.
+    cheaper walk's; from the top first, as it was the cheaper on the whole. A walk starting again keeps the
+    dead states of its direction's walks before.
     """
     lo_m, hi_m, fixed_m = np.empty(52, dtype=np.int64), np.empty(52, dtype=np.int64), np.empty_like(fixed)
     _mirror(lo, lo_m)
@@ -984,18 +1077,21 @@ def _layout_exists(lo, hi, jlo, jhi, fixed, budget, ht, ws_stamp, s_key, path_bu
     fixed_m[0] = fixed[0]
     for n in range(1, 14):
         fixed_m[n] = fixed[14 - n]
+    down = _memo(ht, hb, stamp, DOWN, orders, extra)
+    up = _memo(ht, hb, stamp, UP, orders, extra)
     spent = 0
     turn = FIRST_WALK
     while spent < budget:
         walk = min(turn, budget - spent)
-        answer, used = exists(lo_m, hi_m, jlo, jhi, fixed_m, False, 0, walk, ht, ws_stamp, s_key, path_buf, found)
+        answer, used = exists(lo_m, hi_m, jlo, jhi, fixed_m, False, 0, walk, orders[DOWN], down, s_key, path_buf,
+                              found)
         spent += used
         if answer == FOUND:
             _mirror(found[:52].copy(), found)
         if answer != UNKNOWN or spent >= budget:
             return answer, spent
         walk = min(turn, budget - spent)
-        answer, used = exists(lo, hi, jlo, jhi, fixed, False, 0, walk, ht, ws_stamp, s_key, path_buf, found)
+        answer, used = exists(lo, hi, jlo, jhi, fixed, False, 0, walk, orders[UP], up, s_key, path_buf, found)
         spent += used
         if answer != UNKNOWN:
             return answer, spent
@@ -1004,18 +1100,31 @@ def _layout_exists(lo, hi, jlo, jhi, fixed, budget, ht, ws_stamp, s_key, path_bu
 
 
 @njit(cache=True)
-def _search(lo, hi, jlo, jhi, fixed, valued, threshold, budget, ht, ws_stamp, s_key, path_buf, found):
+def _search(lo, hi, jlo, jhi, fixed, valued, threshold, budget, orders, ht, hb, stamp, extra, s_key, path_buf,
+            found):
     """``exists``, asked first without an opening's value: the value multiplies the states, and a layout of
     the pieces asked for is mostly worth the threshold once sets of the rest are added (``_raise_value``),
-    while with no layout at all there is no opening either."""
+    while with no layout at all there is no opening either. The walks keep their dead states in ``ht`` under
+    ``stamp`` (``_memo``)."""
+    valued_memo = _memo(ht, hb, stamp, VALUED_UP, orders, extra)
     if valued and threshold <= 0:
-        return exists(lo, hi, jlo, jhi, fixed, valued, threshold, budget, ht, ws_stamp, s_key, path_buf, found)
-    answer, spent = _layout_exists(lo, hi, jlo, jhi, fixed, budget, ht, ws_stamp, s_key, path_buf, found)
+        return exists(lo, hi, jlo, jhi, fixed, valued, threshold, budget, orders[UP], valued_memo, s_key, path_buf,
+                      found)
+    answer, spent = _layout_exists(lo, hi, jlo, jhi, fixed, budget, orders, ht, hb, stamp, extra, s_key, path_buf,
+                                   found)
     if not valued or answer != FOUND or _raise_value(found, hi, jlo, threshold):
         return answer, spent
-    more, spent_more = exists(lo, hi, jlo, jhi, fixed, valued, threshold, budget - spent, ht, ws_stamp, s_key,
-                              path_buf, found)
+    more, spent_more = exists(lo, hi, jlo, jhi, fixed, valued, threshold, budget - spent, orders[UP], valued_memo,
+                              s_key, path_buf, found)
     return more, spent + spent_more
+
+
+@njit(cache=True)
+def _lone_search(lo, hi, jlo, jhi, fixed, valued, threshold, budget, ht, ws_stamp, s_key, path_buf, found):
+    """``_search`` of a question no other search shares, with a table of its own."""
+    stamp = _fresh_stamp(ht, ws_stamp)
+    return _search(lo, hi, jlo, jhi, fixed, valued, threshold, budget, _orders(lo, hi), ht, _hash_bits(budget),
+                   stamp, -1, s_key, path_buf, found)
 
 
 @njit(cache=True)
@@ -1189,8 +1298,9 @@ def _extend(row, lo, hi, jlo, jhi, extra, out):
 
 
 @njit(cache=True)
-def turn_mask(table, rack, staged, fixed, valued, threshold, last_mask, same_rack, last_staged, wit, nwit, ht,
-              ws_stamp, s_key, s_val, s_bits, s_parent, s_opt, layer_start, skip, path_buf):
+def turn_mask(table, rack, staged, fixed, valued, threshold, last_mask, same_rack, last_staged, wit, nwit, memo,
+              memo_counter, turn_memo, ht, ws_stamp, s_key, s_val, s_bits, s_parent, s_opt, layer_start, skip,
+              path_buf):
     """The mask of a position given what the turn has learnt so far; returns (53 bools, store sufficed,
     witnesses kept, whether the staged pieces are a legal play now): the whole of a move mask but the
     joker swaps, in one call.
@@ -1203,13 +1313,18 @@ def turn_mask(table, rack, staged, fixed, valued, threshold, last_mask, same_rac
     (``_extend``), or dropped, and one short of a piece in doubt extended the same way. Types no
     set could hold are ruled out by ``_could_fit``. Each type left is searched depth first (``exists``), within
     a budget the mask's searches share: the layout found is a witness, and proves every other type it holds
-    too. Only the types left unknown when the budget runs out go to the passes, which compare states on those
-    types alone and add the layouts they find to the witnesses.
+    too. The searches keep the states that led nowhere in ``memo`` for the rest of the turn (``turn_memo``:
+    their stamp and the colour orders they were taken in; ``memo_counter`` hands out stamps): with
+    more pieces staged, or one more asked for, such a state still leads nowhere (``_memo``). Only the types
+    left unknown when the budget runs out go to the passes, which compare states on those types alone and add
+    the layouts they find to the witnesses.
     """
     lo, hi, jlo, jhi, _ = _bounds(table, rack, staged)
     candidates = np.ones(53, dtype=np.bool_)
     if same_rack and np.all(staged >= last_staged):
         candidates = last_mask
+    else:
+        turn_memo[0] = 0  # the dead states kept answer for no other table, rack or fewer pieces staged
     legal, legal_ok = False, True
     if staged.sum() > 0:  # are the staged pieces a legal play now (COMMIT)?
         legal, legal_ok = legal_layout(lo, lo, jlo, jlo, fixed, valued and threshold > 0, threshold, ht,
@@ -1246,13 +1361,17 @@ def turn_mask(table, rack, staged, fixed, valued, threshold, last_mask, same_rac
     joker_doubt = candidates[52] and rack[52] > staged[52] and not out[52]
     found = np.empty(54, dtype=np.int64)
     budget = MASK_BUDGET
+    orders = turn_memo[1:].reshape((2, 13, 4))
     for t in range(53):  # a short search for each type left, whose layout is a witness for others too
         if not (joker_doubt if t == 52 else (doubt >> np.uint64(t)) & np.uint64(1)):
             continue
+        if turn_memo[0] == 0:
+            orders[:] = _orders(lo, hi)
+            turn_memo[0] = _fresh_stamp(memo, memo_counter)
         if t < 52:
             lo[t] += 1
-        answer, spent = _search(lo, hi, jlo + (t == 52), jhi, fixed, valued, threshold, budget, ht, ws_stamp,
-                                s_key, path_buf, found)
+        answer, spent = _search(lo, hi, jlo + (t == 52), jhi, fixed, valued, threshold, budget, orders, memo,
+                                MEMO_BITS, turn_memo[0], t, s_key, path_buf, found)
         if t < 52:
             lo[t] -= 1
         budget -= spent
@@ -1329,8 +1448,8 @@ def legal_layout(lo, hi, jlo, jhi, fixed, valued, threshold, ht, ws_stamp, s_key
         for t in range(52):
             if lo[t] > 0 and not _could_fit(t, hi, jhi):
                 return False, True
-    answer, _ = _search(lo, hi, jlo, jhi, fixed, valued, threshold, LEGAL_BUDGET, ht, ws_stamp, s_key,
-                        np.empty(SUBSTEPS, dtype=np.int64), np.empty(54, dtype=np.int64))
+    answer, _ = _lone_search(lo, hi, jlo, jhi, fixed, valued, threshold, LEGAL_BUDGET, ht, ws_stamp, s_key,
+                             np.empty(SUBSTEPS, dtype=np.int64), np.empty(54, dtype=np.int64))
     if answer != UNKNOWN:
         return answer == FOUND, True
     if valued:  # T4/K3: the most valuable layout, searched with the threshold as a floor
@@ -1359,8 +1478,10 @@ def play_path(lo, jlo, fixed, valued, threshold, ht, ws_stamp, s_key, path_buf):
     (NOT_FOUND, 0) when there is none. The layout a commit lays down, for a play known legal: the search
     finds one at once where the best play's passes build every layer."""
     found = np.empty(54, dtype=np.int64)
-    answer, _ = exists(lo, lo, jlo, jlo, fixed, valued, threshold, LEGAL_BUDGET, ht, ws_stamp, s_key, path_buf,
-                       found)
+    orders = _orders(lo, lo)
+    memo = _memo(ht, _hash_bits(LEGAL_BUDGET), _fresh_stamp(ht, ws_stamp), UP, orders, -1)
+    answer, _ = exists(lo, lo, jlo, jlo, fixed, valued, threshold, LEGAL_BUDGET, orders[UP], memo, s_key,
+                       path_buf, found)
     if answer != FOUND:
         return answer, np.int64(0)
     return answer, (found[52] << _F_J) | (found[53] << _F_R)

@@ -42,6 +42,8 @@ class _Workspace:
         self.ht = np.zeros(2 << kernel.HB_MAX, dtype=np.int64)
         self.path = np.zeros(_SUBSTEPS + 1, dtype=np.int64)
         self.skip = np.zeros(_SUBSTEPS + 2, dtype=np.int64)
+        self.memo = np.zeros(2 << kernel.MEMO_BITS, dtype=np.int64)
+        self.memo_stamp = np.zeros(1, dtype=np.int64)
 
 
 _WS: _Workspace | None = None

@@ -3,10 +3,11 @@
 Within a turn the table and rack are fixed and only the staged pieces grow, so each mask is a subset of
 the one before (a play that holds one more staged piece holds the others too), and every legal layout a
 search finds (a witness) answers later questions whose staged pieces it still holds. Only the types these
-leave in doubt are searched (``kernel.turn_mask``). Between the seat's turns the witnesses stay while the
-table is the same and the rack has only grown (it drew): each is still a legal play. An opening does not
-depend on the table at all, so an unopened seat keeps them while others play. Anything else starts the
-memory afresh, so it never answers for another table or rack.
+leave in doubt are searched (``kernel.turn_mask``), and the states those searches found to lead nowhere are
+kept for the rest of the turn: with more pieces staged they still lead nowhere. Between the seat's turns
+the witnesses stay while the table is the same and the rack has only grown (it drew): each is still a
+legal play. An opening does not depend on the table at all, so an unopened seat keeps them while others
+play. Anything else starts the memory afresh, so it never answers for another table or rack.
 """
 
 from __future__ import annotations
@@ -29,8 +30,13 @@ class TurnMemory:
         self._mask = np.ones(NUM_TYPES, dtype=np.bool_)
         self._witnesses = np.zeros((WITNESSES, 54), dtype=np.int64)
         self._count = 0
+        # the stamp of the turn's dead states in the workspace's table (0: none) and the colour orders the
+        # searches took them in (kernel.turn_mask)
+        self._turn_memo = np.zeros(1 + 2 * 13 * 4, dtype=np.int64)
 
     def copy(self) -> TurnMemory:
+        """A memory that goes on from here on its own: the copy keeps the witnesses, but not the turn's dead
+        states, which hold only for the pieces this memory stages from here on."""
         new = TurnMemory()
         new._context, new._count, new._rack = self._context, self._count, self._rack.copy()
         new._staged, new._mask, new._witnesses = self._staged.copy(), self._mask.copy(), self._witnesses.copy()
@@ -52,7 +58,8 @@ class TurnMemory:
         ws = solver.workspace()
         mask, ok, self._count, legal = kernel.turn_mask(
             table, rack, staged, fixed, valued, threshold, self._mask, same_rack, self._staged, self._witnesses,
-            self._count, ws.ht, ws.stamp, ws.key, ws.val, ws.bits, ws.parent, ws.opt, ws.layer, ws.skip, ws.path)
+            self._count, ws.memo, ws.memo_stamp, self._turn_memo, ws.ht, ws.stamp, ws.key, ws.val, ws.bits,
+            ws.parent, ws.opt, ws.layer, ws.skip, ws.path)
         if not ok:
             raise solver.overflow_error()
         self._staged, self._mask = staged, mask
