@@ -33,10 +33,13 @@ naming its play in the table's ``play`` column:
 
 With ``--peer``, a peer's own throughput script (run in its own virtual
 environment, printing ``{"steps_per_s": ...}`` as its last line) is timed just
-before and just after the project's loops, and every Gymnasium rate is also
-given as a ratio to the peer's mean: on a shared machine the ratio is the
-number to read. A bots row gives its game actions per second over the peer's
-steps (``act/peer``), since the peer counts every decision of either player.
+before and just after the project's loops, and the rates are also given as
+ratios to the peer's mean: on a shared machine the ratio is the number to read.
+The peer counts every decision of either player as a step, as the AEC env does,
+so ``aec/peer`` sets decision against decision; ``gym/peer`` sets a Gymnasium
+step (a learner action and the opponents' moves up to its next turn: about one
+decision per seat) against one peer decision. A bots row gives its game actions
+per second over the peer's steps (``act/peer``).
 
     python benchmarks/env_throughput.py --seconds 5 --games rummy500 --players 2 4 --json
     python benchmarks/env_throughput.py --peer "peers/bin/python benchmarks/peer_rlcard_gin.py 10"
@@ -251,12 +254,13 @@ Column = tuple[str, str, str]  # header, row key, format
 GYM_COLUMNS: tuple[Column, ...] = (
     ("raw act/s", "raw_actions_per_s", ",.0f"), ("gym steps/s", "gym_steps_per_s", ",.0f"),
     ("gym act/s", "gym_actions_per_s", ",.0f"), ("aec steps/s", "aec_steps_per_s", ",.0f"),
-    ("aec/raw", "aec_over_raw", ".2f"), ("gym/peer", "gym_over_peer", ".2f"))
+    ("aec/raw", "aec_over_raw", ".2f"), ("gym/peer", "gym_over_peer", ".2f"), ("aec/peer", "aec_over_peer", ".2f"))
 BOT_COLUMNS: tuple[Column, ...] = (
     ("bot act/s", "bot_actions_per_s", ",.0f"), ("games/s", "bot_games_per_s", ",.1f"),
     ("act/peer", "actions_over_peer", ".2f"))
 # What each kind of row sets beside the peer: env steps, and the bots' game actions (the peer counts every decision)
-PEER_RATIOS = {"gym_steps_per_s": "gym_over_peer", "bot_actions_per_s": "actions_over_peer"}
+PEER_RATIOS = {"gym_steps_per_s": "gym_over_peer", "aec_steps_per_s": "aec_over_peer",
+               "bot_actions_per_s": "actions_over_peer"}
 
 
 def _table(rows: list[dict], columns: tuple[Column, ...]) -> str:

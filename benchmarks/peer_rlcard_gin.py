@@ -6,8 +6,9 @@ dependencies):
     python -m venv peers && peers/bin/pip install rlcard==1.2.0
     python benchmarks/env_throughput.py --peer "peers/bin/python benchmarks/peer_rlcard_gin.py 10"
 
-Every decision of either player counts as a step, as a Gymnasium or AEC step does
-in rummienv. Prints one JSON line, ``{"steps_per_s": ..., "games_per_s": ...}``.
+Every decision of either player counts as a step, as an AEC step does in rummienv
+(a Gymnasium step of rummienv holds the opponents' decisions up to the learner's
+next turn too). Prints one JSON line, ``{"steps_per_s": ..., "games_per_s": ...}``.
 """
 
 from __future__ import annotations
