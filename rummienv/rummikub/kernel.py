@@ -651,6 +651,18 @@ def _moves(c, s, key, val, bits, moves):
 
 
 @njit(cache=True)
+def _fresh_stamp(ht, ws_stamp):
+    """A stamp no entry of ``ht`` carries yet: a new, empty table without clearing it."""
+    stamp = ws_stamp[0]
+    if stamp > (np.int64(1) << 30):
+        ht[:] = 0
+        stamp = 0
+    stamp += 1
+    ws_stamp[0] = stamp
+    return stamp
+
+
+@njit(cache=True)
 def forward(lo, hi, jhi, weight, by_bits, ht, ws_stamp, s_key, s_val, s_bits, s_parent, s_opt, layer_start,
             skip, jcap, floor, joker_bonus, known, valued, threshold, fixed):
     """Run the programme; returns the store top (the states stored), or -1 on overflow.
@@ -688,10 +700,7 @@ def forward(lo, hi, jhi, weight, by_bits, ht, ws_stamp, s_key, s_val, s_bits, s_
     start. They are never spares, so with any fixed joker the groups take their jokers in a step of their
     own.
     """
-    stamp = ws_stamp[0]
-    if stamp > (np.int64(1) << 30):
-        ht[:] = 0
-        stamp = 0
+    stamp = _fresh_stamp(ht, ws_stamp)
     s_key[0] = 0
     s_val[0] = 0
     s_bits[0] = 0
@@ -885,18 +894,6 @@ FIRST_WALK = 1000  # states of a layout search's first walk in either direction 
 # (2^10 to 2^16 slots, 2 to 8 probes tried); a larger table is read slower than its fewer misses save.
 MEMO_BITS = 12
 PROBES = 4
-
-
-@njit(cache=True)
-def _fresh_stamp(ht, ws_stamp):
-    """A stamp no entry of ``ht`` carries yet: a new, empty table without clearing it."""
-    stamp = ws_stamp[0]
-    if stamp > (np.int64(1) << 30):
-        ht[:] = 0
-        stamp = 0
-    stamp += 1
-    ws_stamp[0] = stamp
-    return stamp
 
 
 # The dead states a mask's searches share are tagged with the walk's space (bits 55-56: from 1 up, from 13
