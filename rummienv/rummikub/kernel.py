@@ -42,6 +42,13 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+# What one compiled function hands another, constants and a loop variable's first value alike, is a numpy
+# scalar (``_ZERO``, ``LEGAL_BUDGET``): numba compiles a callee afresh for each literal Python constant it
+# is given, and those copies of the searches and the pass made the first compile take five minutes instead
+# of one, for no speed (tests/test_kernel_specializations.py counts the compiles).
+_ZERO, _ONE, _THREE = np.int64(0), np.int64(1), np.int64(3)
+_NO, _YES = np.bool_(False), np.bool_(True)
+
 # Unordered pairs (a >= b) of open-run lengths of one colour, and their index.
 PAIRS = np.array([(a, b) for a in range(4) for b in range(a + 1)], dtype=np.int64)
 PAIR_INDEX = np.full((4, 4), -1, dtype=np.int64)
@@ -706,9 +713,9 @@ def forward(lo, hi, jhi, weight, by_bits, ht, ws_stamp, s_key, s_val, s_bits, s_
     s_bits[0] = 0
     s_parent[0] = -1
     s_opt[0] = 0
-    top = 1
+    top = _ONE
     layer_start[0] = 0
-    begin, end = 0, 1
+    begin, end = _ZERO, _ONE
     order = colour_order(lo, hi)
     ctx = _contexts(lo, hi, jhi, jcap, weight, joker_bonus, known, valued, threshold, fixed, order, floor)
     moves = np.empty((MOVES_CAP, 4), dtype=np.int64)
@@ -734,7 +741,7 @@ def forward(lo, hi, jhi, weight, by_bits, ht, ws_stamp, s_key, s_val, s_bits, s_
                                         stamp, end, s_key, s_val, s_bits, s_parent, s_opt, top)
                 if top < 0:
                     return -1
-        top = _prune(end, top, 0, 3, jhi, threshold, by_bits, ht, hb, stamp, s_key, s_val, s_bits, s_parent,
+        top = _prune(end, top, _ZERO, _THREE, jhi, threshold, by_bits, ht, hb, stamp, s_key, s_val, s_bits, s_parent,
                      s_opt)
         layer_start[step + 1] = end
         begin, end = end, top
@@ -886,13 +893,13 @@ FOUND, NOT_FOUND, UNKNOWN = 1, 0, -1
 # States the searches of one mask may expand in all before the passes answer the rest, and those of one play's
 # legality: on random play, the mean and p99 mask fell with the budget up to 10,000, not beyond; since the
 # searches take turns in both directions, 30,000 cut the slowest masks' cost by a third (the mean unchanged).
-MASK_BUDGET = 30000
-LEGAL_BUDGET = 10000
+MASK_BUDGET = np.int64(30000)
+LEGAL_BUDGET = np.int64(10000)
 FIRST_WALK = 1000  # states of a layout search's first walk in either direction (_layout_exists)
 # The table of a turn's dead states (a cache, _remember), and the slots it looks at for a key: on recorded
 # random play, with every mask timed beside the build before, 2^12 slots and 4 probes cut the mean most
 # (2^10 to 2^16 slots, 2 to 8 probes tried); a larger table is read slower than its fewer misses save.
-MEMO_BITS = 12
+MEMO_BITS = np.int64(12)
 PROBES = 4
 
 
@@ -901,6 +908,7 @@ PROBES = 4
 # number (bits 57-62).
 _F_SPACE, _F_SEARCH = 55, 57
 UP, DOWN, VALUED_UP = 0, 1, 2
+NO_EXTRA = np.int64(-1)  # the extra piece of a search no other search shares its table with (_memo)
 
 
 @njit(cache=True)
@@ -939,7 +947,7 @@ def exists(lo, hi, jlo, jhi, fixed, valued, threshold, budget, order, memo, s_ke
     order it takes.
     """
     ht, hb, stamp, shared, own, extra_step = memo
-    ctx = _contexts(lo, hi, jhi, jhi, np.zeros(52, dtype=np.int64), 0, np.uint64(0), valued, threshold, fixed,
+    ctx = _contexts(lo, hi, jhi, jhi, np.zeros(52, dtype=np.int64), _ZERO, np.uint64(0), valued, threshold, fixed,
                     order, NO_FLOOR)
     count = np.empty(SUBSTEPS, dtype=np.int64)
     pos = np.zeros(SUBSTEPS, dtype=np.int64)
@@ -1042,12 +1050,12 @@ def _memo(ht, hb, stamp, space, orders, extra):
     """The dead-state table of one walk (see ``exists``) among searches that share ``stamp``.
 
     The searches of a turn ask for a layout of the pieces staged (never fewer as the turn goes on) and one
-    piece more, of type ``extra`` (52: a joker; -1: no other search shares the table). A state that led
+    piece more, of type ``extra`` (52: a joker; ``NO_EXTRA``: no other search shares the table). A state that led
     nowhere after its walk had passed the extra piece's sub-step leads nowhere in any of them, as each asks
     at least as much from there on; one before it, only in the searches for the same extra piece."""
     shared = np.int64(space) << _F_SPACE
     if extra < 0:
-        step = -1
+        step = NO_EXTRA  # no sub-step: every dead state is its own search's
     elif extra == 52:
         step = SUBSTEPS
     elif space == DOWN:
@@ -1081,7 +1089,7 @@ def _layout_exists(lo, hi, jlo, jhi, fixed, budget, orders, ht, hb, stamp, extra
     turn = FIRST_WALK
     while spent < budget:
         walk = min(turn, budget - spent)
-        answer, used = exists(lo_m, hi_m, jlo, jhi, fixed_m, False, 0, walk, orders[DOWN], down, s_key, path_buf,
+        answer, used = exists(lo_m, hi_m, jlo, jhi, fixed_m, _NO, _ZERO, walk, orders[DOWN], down, s_key, path_buf,
                               found)
         spent += used
         if answer == FOUND:
@@ -1089,7 +1097,7 @@ def _layout_exists(lo, hi, jlo, jhi, fixed, budget, orders, ht, hb, stamp, extra
         if answer != UNKNOWN or spent >= budget:
             return answer, spent
         walk = min(turn, budget - spent)
-        answer, used = exists(lo, hi, jlo, jhi, fixed, False, 0, walk, orders[UP], up, s_key, path_buf, found)
+        answer, used = exists(lo, hi, jlo, jhi, fixed, _NO, _ZERO, walk, orders[UP], up, s_key, path_buf, found)
         spent += used
         if answer != UNKNOWN:
             return answer, spent
@@ -1122,7 +1130,7 @@ def _lone_search(lo, hi, jlo, jhi, fixed, valued, threshold, budget, ht, ws_stam
     """``_search`` of a question no other search shares, with a table of its own."""
     stamp = _fresh_stamp(ht, ws_stamp)
     return _search(lo, hi, jlo, jhi, fixed, valued, threshold, budget, _orders(lo, hi), ht, _hash_bits(budget),
-                   stamp, -1, s_key, path_buf, found)
+                   stamp, NO_EXTRA, s_key, path_buf, found)
 
 
 @njit(cache=True)
@@ -1138,15 +1146,15 @@ def _mask_passes(lo, hi, jlo, jhi, doubt, joker_doubt, weight, ht, ws_stamp, s_k
     """
     bits = np.uint64(0)
     joker_more = False
-    jcap = 0
+    jcap = _ZERO
     order = colour_order(lo, hi)
     covered = np.uint64(0)
     while True:
-        top = forward(lo, hi, jhi, weight, True, ht, ws_stamp, s_key, s_val, s_bits, s_parent, s_opt,
-                      layer_start, skip, jcap, NO_FLOOR, 0, bits | ~doubt, valued, threshold, fixed)
+        top = forward(lo, hi, jhi, weight, _YES, ht, ws_stamp, s_key, s_val, s_bits, s_parent, s_opt,
+                      layer_start, skip, jcap, NO_FLOOR, _ZERO, bits | ~doubt, valued, threshold, fixed)
         if top < 0:
             return bits, joker_more, False, nwit
-        best, more_bits, more_joker = summarise(layer_start[65], layer_start[66], jlo, jhi, 1, threshold, s_key,
+        best, more_bits, more_joker = summarise(layer_start[65], layer_start[66], jlo, jhi, _ONE, threshold, s_key,
                                                 s_val, s_bits)
         bits |= more_bits & doubt
         joker_more = joker_more or more_joker
@@ -1186,7 +1194,7 @@ def mask(table, rack, staged, fixed, weight, valued, threshold, ht, ws_stamp, s_
     out = np.zeros(53, dtype=np.bool_)
     bits, joker_more, ok, _ = _mask_passes(lo, hi, jlo, jhi, doubt, jhi > jlo, weight, ht, ws_stamp, s_key, s_val,
                                            s_bits, s_parent, s_opt, layer_start, skip, fixed, valued, threshold,
-                                           path_buf, np.zeros((0, 54), dtype=np.int64), 0)
+                                           path_buf, np.zeros((0, 54), dtype=np.int64), _ZERO)
     for t in range(52):
         out[t] = (bits >> np.uint64(t)) & np.uint64(1)
     out[52] = joker_more
@@ -1327,9 +1335,9 @@ def turn_mask(table, rack, staged, fixed, valued, threshold, last_mask, same_rac
     if staged.sum() > 0:  # are the staged pieces a legal play now (COMMIT)?
         legal, legal_ok = legal_layout(lo, lo, jlo, jlo, fixed, valued and threshold > 0, threshold, ht,
                                        ws_stamp, s_key, s_val, s_bits, s_parent, s_opt, layer_start, skip)
-    kept = 0
+    kept = _ZERO
     for k in range(nwit):  # a witness short of a staged piece is mended with a set holding it, or dropped
-        if _witness_holds(wit[k], lo, jlo, -1) or _extend(wit[k], lo, hi, jlo, jhi, -1, wit[k]):
+        if _witness_holds(wit[k], lo, jlo, NO_EXTRA) or _extend(wit[k], lo, hi, jlo, jhi, NO_EXTRA, wit[k]):
             wit[kept] = wit[k]
             kept += 1
     has_fixed = fixed[1:].sum() > 0
@@ -1409,7 +1417,7 @@ def turn_mask(table, rack, staged, fixed, valued, threshold, last_mask, same_rac
 def one_pass(lo, hi, jlo, jhi, weight, joker_weight, ht, ws_stamp, s_key, s_val, s_bits, s_parent, s_opt,
              layer_start, skip, jcap, floor, bonus, valued, threshold, fixed):
     """One forward pass for the best play: (store index of the best layout or -1, its value), or (-2, 0)."""
-    top = forward(lo, hi, jhi, weight, False, ht, ws_stamp, s_key, s_val, s_bits, s_parent, s_opt,
+    top = forward(lo, hi, jhi, weight, _NO, ht, ws_stamp, s_key, s_val, s_bits, s_parent, s_opt,
                   layer_start, skip, jcap, floor, bonus, np.uint64(0), valued, threshold, fixed)
     if top < 0:
         return -2, np.int64(0)
@@ -1454,14 +1462,14 @@ def legal_layout(lo, hi, jlo, jhi, fixed, valued, threshold, ht, ws_stamp, s_key
         weight = np.empty(52, dtype=np.int64)
         for t in range(52):
             weight[t] = t % 13 + 1
-        best, got = one_pass(lo, hi, jlo, jhi, weight, 0, ht, ws_stamp, s_key, s_val, s_bits, s_parent, s_opt,
-                             layer_start, skip, jhi, threshold, 13 * jhi, True, 0, fixed)
+        best, got = one_pass(lo, hi, jlo, jhi, weight, _ZERO, ht, ws_stamp, s_key, s_val, s_bits, s_parent, s_opt,
+                             layer_start, skip, jhi, threshold, 13 * jhi, _YES, _ZERO, fixed)
         return best >= 0 and got >= threshold, best != -2
     weight = np.ones(52, dtype=np.int64)
-    jcap = 0
+    jcap = _ZERO
     while True:
-        best, _ = one_pass(lo, hi, jlo, jhi, weight, 1, ht, ws_stamp, s_key, s_val, s_bits, s_parent, s_opt,
-                           layer_start, skip, jcap, NO_FLOOR, 0, False, 0, fixed)
+        best, _ = one_pass(lo, hi, jlo, jhi, weight, _ONE, ht, ws_stamp, s_key, s_val, s_bits, s_parent, s_opt,
+                           layer_start, skip, jcap, NO_FLOOR, _ZERO, _NO, _ZERO, fixed)
         if best == -2:
             return False, False
         if best >= 0 or jcap >= jhi:
@@ -1477,7 +1485,7 @@ def play_path(lo, jlo, fixed, valued, threshold, ht, ws_stamp, s_key, path_buf):
     finds one at once where the best play's passes build every layer."""
     found = np.empty(54, dtype=np.int64)
     orders = _orders(lo, lo)
-    memo = _memo(ht, _hash_bits(LEGAL_BUDGET), _fresh_stamp(ht, ws_stamp), UP, orders, -1)
+    memo = _memo(ht, _hash_bits(LEGAL_BUDGET), _fresh_stamp(ht, ws_stamp), UP, orders, NO_EXTRA)
     answer, _ = exists(lo, lo, jlo, jlo, fixed, valued, threshold, LEGAL_BUDGET, orders[UP], memo, s_key,
                        path_buf, found)
     if answer != FOUND:
@@ -1501,9 +1509,9 @@ def best_layout(lo, hi, jlo, jhi, weight, joker_weight, ht, ws_stamp, s_key, s_v
         ceiling += weight[t] * hi[t]
     if jhi == 0:
         return one_pass(lo, hi, jlo, jhi, weight, joker_weight, ht, ws_stamp, s_key, s_val, s_bits, s_parent,
-                        s_opt, layer_start, skip, 0, NO_FLOOR, bonus, valued, threshold, fixed)[0]
+                        s_opt, layer_start, skip, _ZERO, NO_FLOOR, bonus, valued, threshold, fixed)[0]
     best, floor = one_pass(lo, hi, jlo, jhi, weight, joker_weight, ht, ws_stamp, s_key, s_val, s_bits,
-                           s_parent, s_opt, layer_start, skip, 0, NO_FLOOR, bonus, valued, threshold, fixed)
+                           s_parent, s_opt, layer_start, skip, _ZERO, NO_FLOOR, bonus, valued, threshold, fixed)
     if best == -2 or (best >= 0 and floor >= ceiling):
         return best
     best, value = one_pass(lo, hi, jlo, jhi, weight, joker_weight, ht, ws_stamp, s_key, s_val, s_bits,
