@@ -14,9 +14,10 @@ from typing import Any
 from rummienv.core import State
 from rummienv.envs import aec_env
 from rummienv.envs.registration import ENV_IDS, register_envs
+from rummienv.envs.vector import make_vec
 from rummienv.errors import PositionError
 
-__all__ = ["ENV_IDS", "__version__", "aec_env", "load_state"]
+__all__ = ["ENV_IDS", "__version__", "aec_env", "load_state", "make_vec"]
 
 
 def _version() -> str:
