@@ -32,7 +32,8 @@ from tqdm import tqdm
 from agents.checkpoint import load_checkpoint, save_checkpoint
 from agents.imitation import behaviour_clone, record_teacher
 from agents.ppo import ActorCritic, PolicyAgent
-from agents.selfplay import OpponentPool, SelfPlay, derive_seed, game_shape, make_game
+from agents.rollout_workers import WorkerError, make_selfplay
+from agents.selfplay import OpponentPool, derive_seed, game_shape, make_game
 from agents.train_config import TrainConfig, from_dict, load_config, to_dict
 from agents.train_log import CsvLog, format_table, last_evaluation, plot_win_rates
 
@@ -131,24 +132,29 @@ def main() -> None:
     net = ActorCritic(obs_size, num_actions, config.hidden_size, config.num_layers)
     optimizer = optim.Adam(net.parameters(), lr=config.learning_rate, eps=1e-5)
     pool = OpponentPool(config.baselines, config.latest_prob, config.pool_size, config.pfsp_power)
-    envs = SelfPlay(game, config.game, config.num_envs, pool, net, config.reward, config.seed)
+    envs = make_selfplay(game, config.game, config, pool, net)
+    try:
+        train(args, config, run_dir, launched, resumed, game, net, optimizer, pool, envs)
+    except WorkerError as exc:
+        sys.exit(f"error: {exc}\nthe run can go on from its last checkpoint: {resume_command(args)}")
+    finally:
+        envs.close()
 
-    # Storage of one rollout: one learner decision per game per step.
-    obs = torch.zeros((config.num_steps, config.num_envs, obs_size))
-    masks = torch.zeros((config.num_steps, config.num_envs, num_actions), dtype=torch.bool)
-    actions = torch.zeros((config.num_steps, config.num_envs), dtype=torch.long)
-    logprobs = torch.zeros((config.num_steps, config.num_envs))
-    rewards = torch.zeros((config.num_steps, config.num_envs))
-    dones = torch.zeros((config.num_steps, config.num_envs))
-    values = torch.zeros((config.num_steps, config.num_envs))
+
+def train(args: argparse.Namespace, config: TrainConfig, run_dir: Path, launched: float, resumed: dict | None,
+          game: Any, net: ActorCritic, optimizer: optim.Optimizer, pool: OpponentPool, envs: Any) -> None:
+    """Warm start, then rollouts and updates until the step budget, the time budget or a stop request."""
+    obs_size, num_actions = game_shape(game)
+
+    # The rollout's arrays, which the games' processes fill: one learner decision per game per step.
+    buf = {name: torch.from_numpy(array) for name, array in envs.buffers.items()}
 
     start_update, global_step = 0, 0
     if resumed is not None:
         net.load_state_dict(resumed["model"])
         optimizer.load_state_dict(resumed["optimizer"])
         pool.load_state_dict(resumed["pool"])
-        next_obs, next_mask = envs.load_state_dict(resumed["selfplay"])
-        next_done = torch.tensor(resumed["next_done"], dtype=torch.float32)
+        envs.load_state_dict(resumed["selfplay"])
         start_update, global_step = int(resumed["update"]), int(resumed["global_step"])
         torch.set_rng_state(resumed["torch_rng"])
         print(f"resumed {run_dir / 'checkpoint.pt'} at update {start_update}, step {global_step}")
@@ -166,7 +172,7 @@ def main() -> None:
         save_checkpoint(run_dir / "checkpoint.pt", {
             "config": to_dict(config), "model": net.state_dict(), "model_shape": dict(net.shape),
             "optimizer": optimizer.state_dict(), "update": update, "global_step": global_step,
-            "pool": pool.state_dict(), "selfplay": envs.state_dict(), "next_done": next_done.tolist(),
+            "pool": pool.state_dict(), "selfplay": envs.state_dict(),
             "torch_rng": torch.get_rng_state(),
         })
 
@@ -195,11 +201,9 @@ def main() -> None:
                 writer.add_scalar(key, value, 0)
             tqdm.write(f"warm start: cloned {config.imitation_teacher} on {int(stats['imitation/decisions'])} "
                        f"decisions in {time.time() - started:.0f}s, accuracy {stats['imitation/accuracy']:.3f}")
-        next_obs, next_mask = envs.reset()
-        next_done = torch.zeros(config.num_envs)
+        envs.reset()
         log_evaluation(0)
         checkpoint(0)
-    next_obs, next_mask = torch.as_tensor(next_obs), torch.as_tensor(next_mask)
 
     stop = StopRequest()
     out_of_time = False
@@ -216,21 +220,14 @@ def main() -> None:
             frac = 1.0 - (update - 1.0) / config.num_updates
             optimizer.param_groups[0]["lr"] = frac * config.learning_rate
 
-        # Rollout: every game stops at the learner's turn; one batched forward pass acts in all.
+        # Rollout: every game stops at the learner's turn, where the network chooses in all of a process's
+        # games at once (SelfPlay.rollout, in this process or in each worker's); num_steps decisions per game.
         update_started, update_cpu_started = time.time(), time.process_time()
-        envs.begin_rollout(update)
-        finished = []
-        for step in range(config.num_steps):
-            global_step += config.num_envs
-            obs[step], masks[step], dones[step] = next_obs, next_mask, next_done
-            with torch.no_grad():
-                action, logprob, _, value = net.get_action_and_value(next_obs, next_mask)
-            values[step], actions[step], logprobs[step] = value, action, logprob
-            o, m, reward, done = envs.step(action.numpy())
-            finished += envs.finished
-            rewards[step] = torch.as_tensor(reward)
-            next_obs, next_mask, next_done = torch.as_tensor(o), torch.as_tensor(m), torch.as_tensor(done).float()
-
+        finished = envs.rollout(update)
+        global_step += config.batch_size
+        obs, masks, actions, logprobs = buf["obs"], buf["masks"], buf["actions"], buf["logprobs"]
+        rewards, dones, values = buf["rewards"], buf["dones"], buf["values"]
+        next_obs, next_done = buf["next_obs"], buf["next_done"]
         rollout_seconds += time.time() - update_started
 
         # Generalised advantage estimation, bootstrapped from the value of the next decision.
@@ -305,7 +302,9 @@ def main() -> None:
             "explained_variance": float(explained_var), "games_finished": len(finished),
             "selfplay_result": float(np.mean(learner_results)) if learner_results else float("nan"),
             "env_steps_per_second": env_sps,
-            "env_steps_per_cpu_second": (envs.env_steps - env_steps_at_start) / train_cpu_seconds,
+            # the learner process's CPU time: with worker processes the games' CPU time is theirs
+            "env_steps_per_cpu_second": ((envs.env_steps - env_steps_at_start) / train_cpu_seconds
+                                         if config.num_workers == 1 else float("nan")),
             "rollout_share": rollout_seconds / train_seconds,
             "wall_seconds": time.time() - started,
         }

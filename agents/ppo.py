@@ -56,9 +56,11 @@ class ActorCritic(nn.Module):
         return self.critic(self.trunk(obs)).squeeze(-1)
 
     def get_action_and_value(
-        self, obs: torch.Tensor, mask: torch.Tensor, action: torch.Tensor | None = None
+        self, obs: torch.Tensor, mask: torch.Tensor, action: torch.Tensor | None = None,
+        generator: torch.Generator | None = None,
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
-        """Sample (or score) an action of the masked policy; also its entropy and the state value.
+        """Sample (from ``generator``) or score an action of the masked policy; also its entropy and the
+        state value.
 
         Written out with log_softmax rather than torch.distributions.Categorical, whose
         logsumexp is several times slower on CPU at this size.
@@ -66,7 +68,7 @@ class ActorCritic(nn.Module):
         hidden = self.trunk(obs)
         logp = torch.log_softmax(masked_logits(self.actor(hidden), mask), dim=-1)
         if action is None:
-            action = gumbel_sample(logp)
+            action = gumbel_sample(logp, generator)
         logprob = logp.gather(-1, action.unsqueeze(-1)).squeeze(-1)
         entropy = -(logp.exp() * logp).sum(-1)  # illegal entries: 0 * (about -1e8) = 0
         return action, logprob, entropy, self.critic(hidden).squeeze(-1)

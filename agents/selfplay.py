@@ -8,9 +8,13 @@ goes where there is still something to learn.
 
 Games are stepped together: whenever every game waits on the learner, one
 batched forward pass chooses all its moves; opponents' moves are batched the same
-way per opponent. Between rollouts the whole pool, every game in flight (as its
-replay record) and the random generator are plain data, so a checkpoint holds
-them and a resumed run continues exactly where it stopped.
+way per opponent. A rollout (``SelfPlay.rollout``) writes each of the learner's
+decisions into arrays laid out [step, game], which training reads; its samples come
+from a generator seeded by the update, so a rollout is the same wherever it runs
+(in the learner's process or a worker's, ``agents.rollout_workers``). Between
+rollouts the whole pool, every game in flight (as its replay record) and the random
+generator are plain data, so a checkpoint holds them and a resumed run continues
+exactly where it stopped.
 """
 
 from __future__ import annotations
@@ -70,6 +74,22 @@ def seat_rewards(state: State, mode: str, game_name: str) -> np.ndarray:
 def derive_seed(*parts: int) -> int:
     """An independent 63-bit seed for each (run seed, purpose, index) tuple."""
     return int(np.random.SeedSequence([int(p) for p in parts]).generate_state(2, np.uint64)[0] >> np.uint64(1))
+
+
+def rollout_buffers(num_steps: int, num_envs: int, obs_size: int, num_actions: int) -> dict[str, tuple]:
+    """Shape and dtype of each array a rollout fills: per step and game, then the games' next decision."""
+    per_step = (num_steps, num_envs)
+    return {"obs": ((*per_step, obs_size), np.float32), "masks": ((*per_step, num_actions), np.bool_),
+            "actions": (per_step, np.int64), "logprobs": (per_step, np.float32),
+            "values": (per_step, np.float32), "rewards": (per_step, np.float32), "dones": (per_step, np.float32),
+            "next_obs": ((num_envs, obs_size), np.float32), "next_mask": ((num_envs, num_actions), np.bool_),
+            "next_done": ((num_envs,), np.float32)}
+
+
+def rollout_generator(seed: int, update: int, part: int) -> torch.Generator:
+    """The learner's sampler for one rollout of one share of the games: fixed by the seed, the update and the
+    share, so that it does not matter which process plays it or when."""
+    return torch.Generator().manual_seed(derive_seed(seed, 12, update, part))
 
 
 def act_batch(agent: Any, states: list[State]) -> np.ndarray:
@@ -144,7 +164,7 @@ class SelfPlay:
     """
 
     def __init__(self, game: Any, game_name: str, num_envs: int, pool: OpponentPool, learner: ActorCritic,
-                 reward: str, seed: int) -> None:
+                 reward: str, seed: int, buffers: dict[str, np.ndarray] | None = None, part: int = 0) -> None:
         self.game, self.game_name, self.num_envs = game, game_name, num_envs
         self.pool, self.learner, self.reward_mode, self.seed = pool, learner, reward, seed
         self.num_players = game.num_players
@@ -156,6 +176,9 @@ class SelfPlay:
         self.opponent = [LATEST] * num_envs
         self.agents: dict[str, Any] = {}
         self.finished: list[tuple[str, float]] = []  # (opponent, learner's result) of games ended by step()
+        self.done = np.zeros(num_envs, dtype=bool)  # whether each game's next decision is a new game's first
+        self.buffers = buffers  # the rollout's arrays (rollout_buffers), these games' columns
+        self.part = part  # which share of a run's games these are (rollout_generator)
 
     # --------------------------------------------------------------- rollouts
     def begin_rollout(self, update: int) -> None:
@@ -182,7 +205,28 @@ class SelfPlay:
         for i in range(self.num_envs):
             self._new_game(i)
         self._advance(range(self.num_envs))
+        self.done[:] = False
         return self.observe()
+
+    def rollout(self, update: int) -> list[tuple[str, float]]:
+        """The learner's decisions of one rollout, as CleanRL's PPO collects them, into ``buffers``: each step
+        the network chooses in every game at once, and each game plays on to the learner's next turn, against
+        the opponents drawn for this update (``begin_rollout``). Returns the (opponent, learner's result) of
+        the games that ended."""
+        self.begin_rollout(update)
+        buf, finished = self.buffers, []
+        generator = rollout_generator(self.seed, update, self.part)
+        obs, mask = self.observe()
+        for step in range(len(buf["rewards"])):
+            buf["obs"][step], buf["masks"][step], buf["dones"][step] = obs, mask, self.done
+            with torch.no_grad():
+                action, logprob, _, value = self.learner.get_action_and_value(
+                    torch.from_numpy(obs), torch.from_numpy(mask), generator=generator)
+            buf["actions"][step], buf["logprobs"][step], buf["values"][step] = action, logprob, value
+            obs, mask, buf["rewards"][step], _ = self.step(action.numpy())
+            finished += self.finished
+        buf["next_obs"][:], buf["next_mask"][:], buf["next_done"][:] = obs, mask, self.done
+        return finished
 
     def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         self.finished = []
@@ -193,6 +237,7 @@ class SelfPlay:
         self.env_steps += self.num_envs
         for i, reward in self._advance(range(self.num_envs)):
             rewards[i], dones[i] = reward, True
+        self.done = dones
         obs, masks = self.observe()
         return obs, masks, rewards, dones
 
@@ -243,6 +288,9 @@ class SelfPlay:
             for state, action in zip(stepwise, act_batch(agent, stepwise), strict=True):
                 state.apply_action(int(action))
 
+    def close(self) -> None:
+        """Nothing to free in one process; ``ParallelSelfPlay.close`` stops its workers."""
+
     # ----------------------------------------------------------- checkpoints
     def state_dict(self) -> dict[str, Any]:
         """Games in flight as replay records (seed and moves), plus the seat and opponent draws."""
@@ -253,6 +301,7 @@ class SelfPlay:
             "episodes": self.episodes,
             "env_steps": self.env_steps,
             "rng": self.rng.bit_generator.state,
+            "done": self.done.tolist(),
         }
 
     def load_state_dict(self, data: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
@@ -266,4 +315,5 @@ class SelfPlay:
         self.opponent = list(data["opponent"])
         self.episodes, self.env_steps = int(data["episodes"]), int(data["env_steps"])
         self.rng.bit_generator.state = data["rng"]
+        self.done = np.array(data["done"], dtype=bool)
         return self.observe()

@@ -12,6 +12,7 @@ settings it started with.
 from __future__ import annotations
 
 import dataclasses
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, get_type_hints
@@ -123,12 +124,18 @@ class TrainConfig:
     stops early so that the final evaluation ends within it; 0 means no limit"""
     torch_threads: int = _knob(1, lo=1)
     """torch intra-op threads; 1 leaves the other core to the game engine's numba code"""
+    num_workers: int = _knob(0, lo=0)
+    """processes playing the games (engine, masks, opponents, the learner's own moves) while the learner's
+    process updates; 0 takes one per core, 1 plays them in the learner's process. The run depends on the
+    number, so configs meant to be reproduced anywhere name it; a resumed run keeps its own"""
 
     def __post_init__(self) -> None:
         """Opponents left unset are the game's own baselines, since each game has its own bots."""
         for key in ("baselines", "eval_opponents"):
             if getattr(self, key) is None:
                 setattr(self, key, baseline_names(self.game))
+        if self.num_workers == 0:  # settled here, so that the checkpoint's config names the number run with
+            self.num_workers = max(1, min(os.cpu_count() or 1, self.num_envs))
 
     @property
     def batch_size(self) -> int:
@@ -203,6 +210,9 @@ def _check_consistency(config: TrainConfig) -> None:
             f"config field 'num_minibatches' ({config.num_minibatches}) exceeds the batch "
             f"num_envs * num_steps = {config.batch_size}"
         )
+    if config.num_workers > config.num_envs:
+        raise ConfigError(f"config field 'num_workers' ({config.num_workers}) exceeds 'num_envs' ({config.num_envs}): "
+                          "each worker steps at least one game")
     if not config.baselines and config.latest_prob == 0.0:
         raise ConfigError("config field 'latest_prob' is 0 and 'baselines' is empty: the pool would start empty")
     allowed = baseline_names(config.game)

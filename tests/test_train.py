@@ -76,12 +76,14 @@ def test_smoke_run_leaves_checkpoint_curves_plot_and_table(tmp_path: Path) -> No
         load_agent(run / "checkpoint.pt", "rummikub", 2)
 
 
+@pytest.mark.parametrize("workers", [1, 2])
 def test_interrupted_run_resumes_to_the_same_result(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                    capsys: pytest.CaptureFixture) -> None:
-    """Ctrl-C mid-run, then --resume, ends exactly where an uninterrupted run ends."""
+                                                    capsys: pytest.CaptureFixture, workers: int) -> None:
+    """Ctrl-C mid-run, then --resume, ends exactly where an uninterrupted run ends, games stepped in the
+    learner's process or by worker processes."""
     updates = 8
     changes = {"total_steps": updates * 128, "checkpoint_every": 1, "eval_every": 100, "eval_deals": 2,
-               "imitation_teacher": ""}
+               "imitation_teacher": "", "num_workers": workers}
     config = config_file(tmp_path, "interrupted", **changes)
     interrupted = start_train("--config", str(config), "--runs-dir", str(tmp_path))
     run_in_process(monkeypatch, "--config", str(config_file(tmp_path, "straight", **changes)),

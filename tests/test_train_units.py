@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
@@ -11,7 +12,7 @@ import torch
 from agents.ppo import ActorCritic, PolicyAgent
 from agents.registry import baseline_names
 from agents.selfplay import LATEST, OpponentPool, SelfPlay, make_game
-from agents.train_config import ConfigError, from_dict, load_config
+from agents.train_config import ConfigError, from_dict, load_config, to_dict
 
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"
 
@@ -36,10 +37,18 @@ def test_shipped_configs_are_valid(path: Path) -> None:
     ({"game": "rummy500", "baselines": ["value", "max_tiles"]}, "'baselines': 'max_tiles' is not a baseline"),
     ({"eval_opponents": ["value"]}, "'eval_opponents': 'value' is not a baseline of rummikub"),
     ({"game": "rummy500", "imitation_teacher": "hold_back"}, "'imitation_teacher': 'hold_back' is not a baseline"),
+    ({"num_envs": 2, "num_workers": 3}, "'num_workers' \\(3\\) exceeds 'num_envs' \\(2\\)"),
+    ({"num_workers": -1}, "config field 'num_workers' must be in 0.."),
 ])
 def test_bad_values_are_refused_by_name(values: dict, message: str) -> None:
     with pytest.raises(ConfigError, match=message):
         from_dict(values)
+
+
+def test_num_workers_0_takes_one_per_core_and_is_kept_as_a_number() -> None:
+    config = from_dict({"num_envs": 256})
+    assert config.num_workers == max(1, min(os.cpu_count() or 1, 256))
+    assert from_dict(to_dict(config)).num_workers == config.num_workers  # what a checkpoint stores
 
 
 @pytest.mark.parametrize("game", ["rummikub", "rummikub_cards", "rummy500"])

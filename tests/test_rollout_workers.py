@@ -1,0 +1,61 @@
+"""Self-play over worker processes: the same rollouts as itself run again, and a dead worker named at once."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from agents.ppo import ActorCritic
+from agents.rollout_workers import ParallelSelfPlay, WorkerError
+from agents.selfplay import OpponentPool, game_shape, make_game
+
+
+def _selfplay(seed: int, num_steps: int = 12) -> ParallelSelfPlay:
+    game = make_game("rummy500", 2)
+    torch.manual_seed(seed)
+    net = ActorCritic(*game_shape(game), hidden_size=16)
+    pool = OpponentPool(["random", "value"], latest_prob=0.3, pool_size=2, power=2.0)
+    return ParallelSelfPlay(game, "rummy500", 5, pool, net, "win", seed, num_steps, num_workers=2)
+
+
+def test_workers_play_the_same_rollouts_again():
+    runs = []
+    for _ in range(2):
+        envs = _selfplay(3)
+        try:
+            envs.reset()
+            trace, finished = [], []
+            for update in range(1, 5):
+                finished += envs.rollout(update)
+                assert envs.buffers["masks"].any(axis=2).all()  # every decision handed out has a legal move
+                chosen = np.take_along_axis(envs.buffers["masks"], envs.buffers["actions"][..., None], axis=2)
+                assert chosen.all()  # and the learner chose a legal one
+                trace += [envs.buffers[k].copy() for k in sorted(envs.buffers)]
+            runs.append((trace, finished, envs.episodes, envs.env_steps, envs.pool.stats))
+        finally:
+            envs.close()
+    (a, finished_a, episodes_a, steps_a, stats_a), (b, finished_b, episodes_b, steps_b, stats_b) = runs
+    assert all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
+    assert finished_a == finished_b and len(finished_a) > 3
+    assert episodes_a == episodes_b and steps_a == steps_b and stats_a == stats_b
+
+
+def test_a_dead_worker_is_named_not_waited_for():
+    envs = _selfplay(4)
+    try:
+        envs.reset()
+        envs._processes[1].kill()
+        envs._processes[1].join()
+        with pytest.raises(WorkerError, match="rollout worker 1 stopped"):
+            envs.rollout(1)
+    finally:
+        envs.close()
+    envs.close()  # twice is harmless
+
+
+def test_too_many_workers_are_refused():
+    game = make_game("rummy500", 2)
+    with pytest.raises(ValueError, match="num_workers"):
+        ParallelSelfPlay(game, "rummy500", 2, OpponentPool(["random"], 0.0, 1, 1.0),
+                         ActorCritic(*game_shape(game), hidden_size=8), "win", 0, 4, num_workers=3)
