@@ -306,6 +306,7 @@ def train(args: argparse.Namespace, config: TrainConfig, run_dir: Path, launched
             "env_steps_per_cpu_second": ((envs.env_steps - env_steps_at_start) / train_cpu_seconds
                                          if config.num_workers == 1 else float("nan")),
             "rollout_share": rollout_seconds / train_seconds,
+            "train_seconds": train_seconds,
             "wall_seconds": time.time() - started,
         }
         metrics_log.write(row)
