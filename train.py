@@ -1,9 +1,12 @@
 """Masked PPO by self-play for Rummikub, its card edition and Rummy 500.
 
-Read top to bottom, in the manner of CleanRL's ppo.py: settings, set-up, an
-optional warm start by cloning a baseline, then the loop of rollout, generalised
+Read top to bottom: the run's pieces (what a checkpoint holds, the curves and
+evaluations, opening a run, an optional warm start by cloning a baseline), then
+``train``, in the manner of CleanRL's ppo.py: the loop of rollout, generalised
 advantage estimation and clipped minibatch updates, with evaluations against the
-baselines on fixed duplicate deals, checkpoints and logs along the way.
+baselines on fixed duplicate deals, checkpoints and logs along the way. The games
+are played in this process or, with ``num_workers`` above 1, by worker processes
+(``agents.rollout_workers``), which write each rollout where the loop reads it.
 
     python train.py --config configs/rummikub_2p.yaml [--total-steps N] [--resume | --overwrite]
 
@@ -21,6 +24,7 @@ import shutil
 import signal
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -99,9 +103,67 @@ def evaluate_learner(net: ActorCritic, config: TrainConfig) -> list[dict[str, An
     return results
 
 
-def main() -> None:
-    args = parse_args()
-    launched = time.time()
+@dataclass
+class Learner:
+    """What the loop trains and a checkpoint holds: the network, its optimiser, the opponent pool, the games
+    in flight and how far the run has come."""
+
+    config: TrainConfig
+    game: Any
+    net: ActorCritic
+    optimizer: optim.Optimizer
+    pool: OpponentPool
+    envs: Any  # SelfPlay, or ParallelSelfPlay over worker processes
+    update: int = 0
+    global_step: int = 0
+
+    def save(self, path: Path) -> None:
+        save_checkpoint(path, {
+            "config": to_dict(self.config), "model": self.net.state_dict(), "model_shape": dict(self.net.shape),
+            "optimizer": self.optimizer.state_dict(), "update": self.update, "global_step": self.global_step,
+            "pool": self.pool.state_dict(), "selfplay": self.envs.state_dict(), "torch_rng": torch.get_rng_state(),
+        })
+
+
+class Reporter:
+    """The run's curves and evaluations: metrics.csv and eval.csv, TensorBoard, and how long the last
+    evaluation took (the time budget keeps room for one more)."""
+
+    def __init__(self, run_dir: Path, config: TrainConfig, resumed_at: int | None, global_step: int) -> None:
+        from torch.utils.tensorboard import SummaryWriter
+
+        self.config = config
+        self.metrics = CsvLog(run_dir / "metrics.csv", keep_through_update=resumed_at)
+        self.evals = CsvLog(run_dir / "eval.csv", keep_through_update=resumed_at)
+        self.writer = SummaryWriter(str(run_dir / "tb"), purge_step=global_step if resumed_at is not None else None)
+        if resumed_at is None:
+            table = "\n".join(f"|{k}|{v}|" for k, v in to_dict(config).items())
+            self.writer.add_text("config", f"|field|value|\n|-|-|\n{table}")
+        self.eval_seconds = 0.0
+        self.win_rates: dict[str, float] = {}
+
+    def evaluate(self, learner: Learner) -> None:
+        started = time.time()
+        results = evaluate_learner(learner.net, self.config)
+        self.eval_seconds = time.time() - started
+        for r in results:
+            self.evals.write({"update": learner.update, "global_step": learner.global_step, **r})
+            self.writer.add_scalar(f"eval/win_rate_vs_{r['opponent']}", r["win_rate"], learner.global_step)
+            self.writer.add_scalar(f"eval/score_vs_{r['opponent']}", r["score"], learner.global_step)
+        self.win_rates = {r["opponent"]: r["win_rate"] for r in results}
+
+    def log_update(self, row: dict[str, Any], pool: OpponentPool) -> None:
+        self.metrics.write(row)
+        for key in ("learning_rate", "value_loss", "policy_loss", "entropy", "old_approx_kl", "approx_kl",
+                    "clipfrac", "explained_variance", "selfplay_result", "env_steps_per_second"):
+            section = "charts" if key in ("learning_rate", "selfplay_result", "env_steps_per_second") else "losses"
+            self.writer.add_scalar(f"{section}/{key}", row[key], row["global_step"])
+        for name, weight in pool.weights().items():
+            self.writer.add_scalar(f"pool/weight_{name}", weight, row["global_step"])
+
+
+def open_run(args: argparse.Namespace) -> tuple[TrainConfig, Path, dict | None]:
+    """The run's config and folder, and its checkpoint when resuming; refuses to replace a run silently."""
     resumed = None
     try:
         config = load_config(args.config, total_steps=args.total_steps)
@@ -122,100 +184,84 @@ def main() -> None:
             (run_dir / stale).unlink(missing_ok=True)
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "config.yaml").write_text(_as_yaml(to_dict(config)))
+    return config, run_dir, resumed
 
+
+def build_learner(config: TrainConfig, resumed: dict | None) -> Learner:
+    """Network, optimiser, pool and games, fresh or as the checkpoint left them."""
     # Seeding and threads: one intra-op thread leaves the other core to the game engine.
     torch.manual_seed(config.seed)
     torch.set_num_threads(config.torch_threads)
-
     game = make_game(config.game, config.num_players, config.rules)
-    obs_size, num_actions = game_shape(game)
-    net = ActorCritic(obs_size, num_actions, config.hidden_size, config.num_layers)
+    net = ActorCritic(*game_shape(game), config.hidden_size, config.num_layers)
     optimizer = optim.Adam(net.parameters(), lr=config.learning_rate, eps=1e-5)
     pool = OpponentPool(config.baselines, config.latest_prob, config.pool_size, config.pfsp_power)
-    envs = make_selfplay(game, config.game, config, pool, net)
-    try:
-        train(args, config, run_dir, launched, resumed, game, net, optimizer, pool, envs)
-    except WorkerError as exc:
-        sys.exit(f"error: {exc}\nthe run can go on from its last checkpoint: {resume_command(args)}")
-    finally:
-        envs.close()
-
-
-def train(args: argparse.Namespace, config: TrainConfig, run_dir: Path, launched: float, resumed: dict | None,
-          game: Any, net: ActorCritic, optimizer: optim.Optimizer, pool: OpponentPool, envs: Any) -> None:
-    """Warm start, then rollouts and updates until the step budget, the time budget or a stop request."""
-    obs_size, num_actions = game_shape(game)
-
-    # The rollout's arrays, which the games' processes fill: one learner decision per game per step.
-    buf = {name: torch.from_numpy(array) for name, array in envs.buffers.items()}
-
-    start_update, global_step = 0, 0
+    learner = Learner(config, game, net, optimizer, pool, make_selfplay(game, config.game, config, pool, net))
     if resumed is not None:
         net.load_state_dict(resumed["model"])
         optimizer.load_state_dict(resumed["optimizer"])
         pool.load_state_dict(resumed["pool"])
-        envs.load_state_dict(resumed["selfplay"])
-        start_update, global_step = int(resumed["update"]), int(resumed["global_step"])
+        learner.envs.load_state_dict(resumed["selfplay"])
+        learner.update, learner.global_step = int(resumed["update"]), int(resumed["global_step"])
         torch.set_rng_state(resumed["torch_rng"])
-        print(f"resumed {run_dir / 'checkpoint.pt'} at update {start_update}, step {global_step}")
-    keep = start_update if resumed is not None else None
-    metrics_log = CsvLog(run_dir / "metrics.csv", keep_through_update=keep)
-    eval_log = CsvLog(run_dir / "eval.csv", keep_through_update=keep)
-    from torch.utils.tensorboard import SummaryWriter
+    return learner
 
-    writer = SummaryWriter(str(run_dir / "tb"), purge_step=global_step if resumed is not None else None)
-    if resumed is None:
-        table = "\n".join(f"|{k}|{v}|" for k, v in to_dict(config).items())
-        writer.add_text("config", f"|field|value|\n|-|-|\n{table}")
 
-    def checkpoint(update: int) -> None:
-        save_checkpoint(run_dir / "checkpoint.pt", {
-            "config": to_dict(config), "model": net.state_dict(), "model_shape": dict(net.shape),
-            "optimizer": optimizer.state_dict(), "update": update, "global_step": global_step,
-            "pool": pool.state_dict(), "selfplay": envs.state_dict(),
-            "torch_rng": torch.get_rng_state(),
-        })
+def warm_start(learner: Learner, reporter: Reporter) -> None:
+    """Clone a baseline so that rewards mean something from the first rollout."""
+    config = learner.config
+    started = time.time()
+    data = record_teacher(learner.game, config.game, config.imitation_teacher, config.imitation_steps,
+                          config.reward, config.seed)
+    stats = behaviour_clone(learner.net, data, config.imitation_epochs, config.learning_rate,
+                            config.minibatch_size, config.vf_coef,
+                            torch.Generator().manual_seed(derive_seed(config.seed, 9)))
+    for key, value in stats.items():
+        reporter.writer.add_scalar(key, value, 0)
+    tqdm.write(f"warm start: cloned {config.imitation_teacher} on {int(stats['imitation/decisions'])} "
+               f"decisions in {time.time() - started:.0f}s, accuracy {stats['imitation/accuracy']:.3f}")
 
-    eval_seconds = [0.0]
 
-    def log_evaluation(update: int) -> list[dict[str, Any]]:
-        eval_started = time.time()
-        results = evaluate_learner(net, config)
-        eval_seconds.append(time.time() - eval_started)
-        for r in results:
-            eval_log.write({"update": update, "global_step": global_step, **r})
-            writer.add_scalar(f"eval/win_rate_vs_{r['opponent']}", r["win_rate"], global_step)
-            writer.add_scalar(f"eval/score_vs_{r['opponent']}", r["score"], global_step)
-        return results
+def main() -> None:
+    args = parse_args()
+    launched = time.time()
+    config, run_dir, resumed = open_run(args)
+    learner = build_learner(config, resumed)
+    try:
+        if resumed is not None:
+            print(f"resumed {run_dir / 'checkpoint.pt'} at update {learner.update}, step {learner.global_step}")
+        reporter = Reporter(run_dir, config, learner.update if resumed is not None else None, learner.global_step)
+        if resumed is None:
+            if config.imitation_teacher:
+                warm_start(learner, reporter)
+            learner.envs.reset()
+            reporter.evaluate(learner)
+            learner.save(run_dir / "checkpoint.pt")
+        finished = train(learner, reporter, run_dir, launched)
+        reporter.writer.close()
+        report_end(args, learner, run_dir, finished)
+    except WorkerError as exc:
+        sys.exit(f"error: {exc}\nthe run can go on from its last checkpoint: {resume_command(args)}")
+    finally:
+        learner.envs.close()
 
-    # Warm start: clone a baseline so that rewards mean something from the first rollout.
-    if resumed is None:
-        if config.imitation_teacher:
-            started = time.time()
-            data = record_teacher(game, config.game, config.imitation_teacher, config.imitation_steps,
-                                  config.reward, config.seed)
-            stats = behaviour_clone(net, data, config.imitation_epochs, config.learning_rate,
-                                    config.minibatch_size, config.vf_coef,
-                                    torch.Generator().manual_seed(derive_seed(config.seed, 9)))
-            for key, value in stats.items():
-                writer.add_scalar(key, value, 0)
-            tqdm.write(f"warm start: cloned {config.imitation_teacher} on {int(stats['imitation/decisions'])} "
-                       f"decisions in {time.time() - started:.0f}s, accuracy {stats['imitation/accuracy']:.3f}")
-        envs.reset()
-        log_evaluation(0)
-        checkpoint(0)
 
+def train(learner: Learner, reporter: Reporter, run_dir: Path, launched: float) -> str:
+    """Rollouts and PPO updates until the step budget ("done"), the time budget ("out of time") or a stop
+    request ("stopped"), which it returns; checkpoints and evaluations on their schedules and at the end."""
+    config, net, optimizer, pool, envs = learner.config, learner.net, learner.optimizer, learner.pool, learner.envs
+    obs_size, num_actions = game_shape(learner.game)
+    # The rollout's arrays, which the games' processes fill: one learner decision per game per step.
+    buf = {name: torch.from_numpy(array) for name, array in envs.buffers.items()}
     stop = StopRequest()
-    out_of_time = False
-    win_rates: dict[str, float] = {}
-    progress = tqdm(total=config.num_updates * config.batch_size, initial=global_step, unit="step",
+    progress = tqdm(total=config.num_updates * config.batch_size, initial=learner.global_step, unit="step",
                     dynamic_ncols=True, smoothing=0.1)
     # Speed counts rollouts and updates only; evaluations and checkpoints are timed apart.
     # CPU time too: on a shared machine it says what a core of one's own would give.
     train_seconds, rollout_seconds, env_steps_at_start, started = 0.0, 0.0, envs.env_steps, time.time()
     train_cpu_seconds = 0.0
-    update = start_update
-    for update in range(start_update + 1, config.num_updates + 1):
+    ending = "done"
+    for update in range(learner.update + 1, config.num_updates + 1):
         if config.anneal_lr:
             frac = 1.0 - (update - 1.0) / config.num_updates
             optimizer.param_groups[0]["lr"] = frac * config.learning_rate
@@ -224,7 +270,7 @@ def train(args: argparse.Namespace, config: TrainConfig, run_dir: Path, launched
         # games at once (SelfPlay.rollout, in this process or in each worker's); num_steps decisions per game.
         update_started, update_cpu_started = time.time(), time.process_time()
         finished = envs.rollout(update)
-        global_step += config.batch_size
+        learner.update, learner.global_step = update, learner.global_step + config.batch_size
         obs, masks, actions, logprobs = buf["obs"], buf["masks"], buf["actions"], buf["logprobs"]
         rewards, dones, values = buf["rewards"], buf["dones"], buf["values"]
         next_obs, next_done = buf["next_obs"], buf["next_done"]
@@ -294,8 +340,8 @@ def train(args: argparse.Namespace, config: TrainConfig, run_dir: Path, launched
         train_cpu_seconds += time.process_time() - update_cpu_started
         env_sps = (envs.env_steps - env_steps_at_start) / train_seconds
         learner_results = [r for _, r in finished]
-        row = {
-            "update": update, "global_step": global_step, "env_steps": envs.env_steps,
+        reporter.log_update({
+            "update": update, "global_step": learner.global_step, "env_steps": envs.env_steps,
             "learning_rate": optimizer.param_groups[0]["lr"], "value_loss": v_loss.item(),
             "policy_loss": pg_loss.item(), "entropy": entropy_loss.item(), "old_approx_kl": old_approx_kl.item(),
             "approx_kl": approx_kl.item(), "clipfrac": float(np.mean(clipfracs)),
@@ -308,47 +354,47 @@ def train(args: argparse.Namespace, config: TrainConfig, run_dir: Path, launched
             "rollout_share": rollout_seconds / train_seconds,
             "train_seconds": train_seconds,
             "wall_seconds": time.time() - started,
-        }
-        metrics_log.write(row)
-        for key in ("learning_rate", "value_loss", "policy_loss", "entropy", "old_approx_kl", "approx_kl",
-                    "clipfrac", "explained_variance", "selfplay_result", "env_steps_per_second"):
-            section = "charts" if key in ("learning_rate", "selfplay_result", "env_steps_per_second") else "losses"
-            writer.add_scalar(f"{section}/{key}", row[key], global_step)
-        for name, weight in pool.weights().items():
-            writer.add_scalar(f"pool/weight_{name}", weight, global_step)
+        }, pool)
 
         # Snapshots join the pool; evaluations and checkpoints on their own schedules.
         if update % config.snapshot_every == 0:
-            pool.add_snapshot(f"step{global_step}", net)
+            pool.add_snapshot(f"step{learner.global_step}", net)
         # The time budget holds the final evaluation too: stop while one more update and one fits.
         finish_by = launched + 60 * config.time_limit_minutes
-        out_of_time = config.time_limit_minutes > 0 and (
-            time.time() + (time.time() - update_started) + eval_seconds[-1] > finish_by)
-        last = update == config.num_updates or out_of_time
+        if config.time_limit_minutes > 0 and (
+                time.time() + (time.time() - update_started) + reporter.eval_seconds > finish_by):
+            ending = "out of time"
+        elif stop.requested and update < config.num_updates:
+            ending = "stopped"
+        last = update == config.num_updates or ending == "out of time"
         if update % config.eval_every == 0 or last:
-            results = log_evaluation(update)
-            win_rates = {r["opponent"]: r["win_rate"] for r in results}
-        if update % config.checkpoint_every == 0 or last or stop.requested:
-            checkpoint(update)
+            reporter.evaluate(learner)
+        if update % config.checkpoint_every == 0 or last or ending == "stopped":
+            learner.save(run_dir / "checkpoint.pt")
         progress.update(config.batch_size)
-        progress.set_postfix(env_sps=f"{env_sps:.0f}", **{f"win_{k}": f"{v:.2f}" for k, v in win_rates.items()})
-        if stop.requested or out_of_time:
+        progress.set_postfix(env_sps=f"{env_sps:.0f}",
+                             **{f"win_{k}": f"{v:.2f}" for k, v in reporter.win_rates.items()})
+        if ending != "done":
             break
     progress.close()
-    writer.close()
+    return ending
 
-    if update < config.num_updates and not out_of_time:
-        print(f"stopped at update {update} of {config.num_updates}, step {global_step}; "
+
+def report_end(args: argparse.Namespace, learner: Learner, run_dir: Path, ending: str) -> None:
+    """What the run left and how to go on: the resume command, or the plot and the final evaluation table."""
+    config = learner.config
+    if ending == "stopped":
+        print(f"stopped at update {learner.update} of {config.num_updates}, step {learner.global_step}; "
               f"continue with: {resume_command(args)}")
         return
     plot_win_rates(run_dir / "eval.csv", run_dir / "win_rate.png",
                    f"{config.game}, {config.num_players} players: learner vs baselines", 1 / config.num_players)
     even = 1 / config.num_players
-    if update < config.num_updates:
-        print(f"\ntime budget of {config.time_limit_minutes:g} minutes reached at update {update} of "
+    if ending == "out of time":
+        print(f"\ntime budget of {config.time_limit_minutes:g} minutes reached at update {learner.update} of "
               f"{config.num_updates}; continue with: {resume_command(args)}")
-    print(f"\nfinal evaluation after {global_step} learner steps: {config.eval_deals} duplicate deals per opponent, "
-          f"the learner at every seat against {config.num_players - 1} copies of it (even: {even:.2f})")
+    print(f"\nfinal evaluation after {learner.global_step} learner steps: {config.eval_deals} duplicate deals per "
+          f"opponent, the learner at every seat against {config.num_players - 1} copies of it (even: {even:.2f})")
     print(format_table(last_evaluation(run_dir / "eval.csv")))
     print(f"\ncheckpoint: {run_dir / 'checkpoint.pt'}\ncurves:     {run_dir / 'metrics.csv'}, "
           f"{run_dir / 'eval.csv'}, TensorBoard in {run_dir / 'tb'}\nplot:       {run_dir / 'win_rate.png'}")
