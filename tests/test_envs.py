@@ -232,7 +232,7 @@ def test_named_opponents_without_the_agents_package_are_refused(monkeypatch):
     ({"opponents": [42]}, r"opponents\[0\] must be"),
     ({"seat": 2}, "seat must be a seat number 0..1 or 'random'"),
     ({"reward": "points"}, r"reward must be one of \['score', 'win'\]"),
-    ({"render_mode": "rgb_array"}, "render_mode must be one of"),
+    ({"render_mode": "rgb"}, "render_mode must be one of"),
     ({"whole_game": "yes"}, "whole_game must be True or False"),
     ({"rules": {"hand_sise": 7}}, "unknown rules field 'hand_sise'"),
     ({"rules": {"hand_size": 0}}, "'hand_size'.*1..20"),

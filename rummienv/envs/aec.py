@@ -110,10 +110,14 @@ class RummyAECEnv(AECEnv):
             raise RuntimeError("call reset() before using the env")
         return self.game_state
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
+        """The view of the agent to act: text ("ansi", printed for "human") or a picture ("rgb_array")."""
         if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi', 'human' or "
+                                  "'rgb_array'")
             return None
+        if self.render_mode == "rgb_array":
+            return self.adapter.frame(self._live_state(), self._seat_of[self.agent_selection])
         text = self.adapter.render(self._live_state(), self._seat_of[self.agent_selection])
         if self.render_mode == "ansi":
             return text

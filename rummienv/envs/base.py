@@ -115,10 +115,15 @@ class RummyEnv(gym.Env[Observation, int]):
         """Raise the state's IllegalActionError (action, phase, why) unless ``action`` is legal now."""
         self._live_state().check_legal(action_index(action))
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
+        """The learner's view: text ("ansi", printed for "human") or a picture ("rgb_array", ``FRAME_SHAPE``
+        of ``rummienv.envs.picture``, for ``RecordVideo``)."""
         if self.render_mode is None:
-            gym.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
+            gym.logger.warn("render() called without a render_mode; pass render_mode='ansi', 'human' or "
+                            "'rgb_array'")
             return None
+        if self.render_mode == "rgb_array":
+            return self.adapter.frame(self.state, self.seat)
         text = self.adapter.render(self.state, self.seat)
         if self.render_mode == "ansi":
             return text

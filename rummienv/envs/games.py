@@ -19,7 +19,7 @@ from rummienv.rules import RummikubRules, Rummy500Rules, make_rules
 
 GAMES = ("rummikub", "rummikub_cards", "rummy500")
 REWARDS = ("score", "win")
-RENDER_MODES = ("ansi", "human")
+RENDER_MODES = ("ansi", "human", "rgb_array")
 
 # Points per unit of reward in "score" mode, chosen so that a typical round lands
 # in about [-1, 1]: a Rummikub round's plus is the sum of the others' racks, a
@@ -91,6 +91,10 @@ class GameAdapter:
     def render(self, state: State, seat: int) -> str:
         raise NotImplementedError
 
+    def frame(self, state: State, seat: int) -> np.ndarray:
+        """The picture of what ``seat`` knows (``picture.FRAME_SHAPE``, uint8 RGB)."""
+        raise NotImplementedError
+
 
 class RummikubAdapter(GameAdapter):
     def __init__(self, game: str, num_players: int, rules: RulesArg, whole_game: bool) -> None:
@@ -119,6 +123,11 @@ class RummikubAdapter(GameAdapter):
 
         return rummikub_text(state.view(seat), self.title, self.game.num_rounds if self.game.whole_game else 1)
 
+    def frame(self, state: State, seat: int) -> np.ndarray:
+        from rummienv.envs.picture import rummikub_frame
+
+        return rummikub_frame(state.view(seat), self.title, self.game.num_rounds if self.game.whole_game else 1)
+
 
 class Rummy500Adapter(GameAdapter):
     def __init__(self, num_players: int, rules: RulesArg, whole_game: bool) -> None:
@@ -142,6 +151,11 @@ class Rummy500Adapter(GameAdapter):
         from rummienv.envs.render import rummy500_text
 
         return rummy500_text(state.view(seat))
+
+    def frame(self, state: State, seat: int) -> np.ndarray:
+        from rummienv.envs.picture import rummy500_frame
+
+        return rummy500_frame(state.view(seat))
 
 
 def make_adapter(game: str, num_players: int, rules: RulesArg = None, whole_game: bool = False) -> GameAdapter:
