@@ -7,6 +7,7 @@ on the state machines directly (no Gymnasium) and each agent sees only its own
 seat's observation, mask and view (``agents.base.make_move``).
 
     python -m agents.evaluate --game rummikub --players 2 --agents max_tiles greedy --games 100 --seed 0
+    python -m agents.evaluate --game rummy500 --agents value greedy --games 10 --replays replays/
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ from tqdm import tqdm
 from agents.base import Agent, make_move
 from agents.registry import make_agent, rules_of
 from agents.stats import bootstrap_mean, ratings, wilson
+from rummienv import replay
+from rummienv.core import State
 from rummienv.errors import IllegalActionError
 from rummienv.rules import RummikubRules, make_rules
 
@@ -66,8 +69,8 @@ def new_game(rules: Any, players: int, whole_game: bool = False) -> Any:
     return Rummy500Game(dataclasses.replace(rules, whole_game=True) if whole_game else rules, players)
 
 
-def play_game(game: Any, seats: Sequence[Agent], seed: int, labels: Sequence[str] | None = None) -> np.ndarray:
-    """One game from ``seed`` with ``seats[p]`` playing seat p; the final scores."""
+def play_game(game: Any, seats: Sequence[Agent], seed: int, labels: Sequence[str] | None = None) -> State:
+    """One game from ``seed`` with ``seats[p]`` playing seat p; its final state."""
     state = game.new_initial_state(seed)
     while not state.is_terminal():
         player = state.current_player
@@ -76,16 +79,17 @@ def play_game(game: Any, seats: Sequence[Agent], seed: int, labels: Sequence[str
         except IllegalActionError as exc:
             who = labels[player] if labels else type(seats[player]).__name__
             raise IllegalActionError(f"agent {who} in seat {player} chose an illegal move: {exc}") from exc
-    return state.scores()
+    return state
 
 
 def evaluate(game: Any, agents: Sequence[Any], num_players: int, games: int, seed: int, *,
              rules: dict[str, Any] | str | None = None, whole_game: bool = False,
-             progress: bool = True, resamples: int = 2000) -> dict[str, Any]:
+             progress: bool = True, resamples: int = 2000, replays: Path | None = None) -> dict[str, Any]:
     """Play ``games`` duplicate deals among ``agents`` (specs or objects) and summarise per agent.
 
     Each deal is played once per lineup (see ``lineups``), so two agents at a
-    two-seat table play ``2 * games`` games.
+    two-seat table play ``2 * games`` games, each written to ``replays`` (a folder) as
+    ``deal<deal>-lineup<lineup>.json`` when it is given (``rummienv.replay``).
     The same arguments give the same results: deals, agents' seeds and the
     bootstrap all come from ``seed``.
     """
@@ -113,11 +117,13 @@ def evaluate(game: Any, agents: Sequence[Any], num_players: int, games: int, see
     with tqdm(total=games * len(table), desc=f"{game_rules.game} {num_players}p", disable=not progress,
               file=sys.stderr) as bar:
         for deal, deal_seed in enumerate(deal_seeds):
-            for lineup in table:
+            for k, lineup in enumerate(table):
                 seats = [seat_agent(i, s) for s, i in enumerate(lineup)]
                 seat_labels = [labels[i] for i in lineup]
-                scores = play_game(engine, seats, int(deal_seed), seat_labels)
-                records.append({"deal": deal, "seats": seat_labels, "scores": [float(x) for x in scores]})
+                state = play_game(engine, seats, int(deal_seed), seat_labels)
+                if replays is not None:
+                    replay.write(Path(replays) / f"deal{deal:05d}-lineup{k:02d}.json", state, seat_labels)
+                records.append({"deal": deal, "seats": seat_labels, "scores": [float(x) for x in state.scores()]})
                 bar.update()
     return summarise(records, labels, game_rules.game, num_players, seed, resamples)
 
@@ -232,6 +238,8 @@ def check_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -
             parser.error(f"argument --agents: {exc}")
     if args.json and not args.json.parent.is_dir():
         parser.error(f"argument --json: folder {str(args.json.parent)!r} does not exist")
+    if args.replays and args.replays.exists() and not args.replays.is_dir():
+        parser.error(f"argument --replays: {str(args.replays)!r} is a file, not a folder")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -244,12 +252,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--rules", help="YAML file of rules overrides")
     parser.add_argument("--whole-game", action="store_true", help="play whole games, not single rounds")
     parser.add_argument("--json", type=Path, help="also write the results (with every game) here")
+    parser.add_argument("--replays", type=Path, help="also write every game's replay into this folder")
     parser.add_argument("--no-progress", action="store_true")
     args = parser.parse_args(argv)
     check_arguments(parser, args)
     try:
         result = evaluate(args.game, args.agents, args.players, args.games, args.seed, rules=args.rules,
-                          whole_game=args.whole_game, progress=not args.no_progress)
+                          whole_game=args.whole_game, progress=not args.no_progress, replays=args.replays)
     except ValueError as exc:
         parser.exit(2, f"error: {exc}\n")
     print(format_table(result))

@@ -60,14 +60,13 @@ from env_throughput import baseline_seats, play_out
 from rummienv.errors import IllegalActionError
 from rummienv.rules import make_rules
 from rummienv.rummikub.mask_reference import reference_mask
-from rummienv.rummikub.state import RummikubGame, RummikubState
+from rummienv.rummikub.state import TIMEOUT, RummikubGame, RummikubState
 
 GAMES = ("rummikub", "rummikub_cards")
 PLAYS = ("random", "realistic")
 OPPONENTS = ("max_tiles", "hold_back")  # realistic play's other seats, one baseline per game in turn
 KINDS = ("opened, turn start", "opened, mid-turn", "opening, turn start", "opening, mid-turn")
 TARGETS_US = {"median": 25, "mean": 60, "p99": 1000}  # the aims on random-play positions
-TIMEOUT = -1  # how a history records apply_timeout()
 SHOWN = 3  # mismatching positions printed in full
 STATS = ("share", "median", "mean", "p90", "p99", "max")
 

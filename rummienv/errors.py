@@ -22,3 +22,7 @@ class IllegalActionError(ValueError):
 
 class RulesError(ValueError):
     """A rules override naming an unknown field or holding a bad value."""
+
+
+class ReplayError(ValueError):
+    """A replay file that is not one, or whose moves do not replay under its rules."""

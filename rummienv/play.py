@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from rummienv import play_text as text
+from rummienv import replay
 from rummienv.errors import IllegalActionError, NotationError
 from rummienv.rules import make_rules
 from rummienv.wording import counted
@@ -320,7 +321,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--clock", help="turn clock in seconds, or 'off' (default: the rules' clock)")
     parser.add_argument("--position", help="start from a JSON position instead of a new deal")
     parser.add_argument("--whole-game", action="store_true", help="play all rounds, not one")
+    parser.add_argument("--replay", type=Path, help="write the game's replay here when it ends or you quit "
+                        "(python -m rummienv.replay draws it)")
     args = parser.parse_args(argv)
+    if args.replay and args.position:
+        parser.exit(2, "error: --replay needs a dealt game: a replay starts from the deal, not from a position\n")
     if args.seed is None:
         args.seed = int.from_bytes(os.urandom(4), "little")
     try:
@@ -338,7 +343,10 @@ def main(argv: list[str] | None = None) -> int:
     names = ["you" if s == args.seat else str(opponents[others.index(s)]) for s in range(state.num_players)]
     say(f"{state.rules.game}: you are seat {args.seat}; seed {args.seed}; clock "
         + ("off" if clock is None else f"{clock:g} s"), text.who_starts(state, names, bool(args.position)))
-    Session(state, args.seat, bots, names, clock, LineReader(sys.stdin.fileno())).run()
+    session = Session(state, args.seat, bots, names, clock, LineReader(sys.stdin.fileno()))
+    session.run()
+    if args.replay:
+        say(f"replay written to {replay.write(args.replay, session.state, names)}")
     return 0
 
 

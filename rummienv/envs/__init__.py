@@ -16,6 +16,7 @@ _LAZY = {
     "RummikubCardsEnv": "rummienv.envs.rummikub_env",
     "Rummy500Env": "rummienv.envs.rummy500_env",
     "IllegalActionPenalty": "rummienv.envs.wrappers",
+    "RecordReplays": "rummienv.envs.wrappers",
 }
 
 __all__ = [*_LAZY, "aec_env"]

@@ -17,7 +17,7 @@ from gymnasium import spaces
 
 from rummienv.core import State
 from rummienv.envs.games import RENDER_MODES, REWARDS, GameAdapter, RulesArg, check_choice, make_adapter
-from rummienv.envs.opponents import action_index, make_move, resolve_opponents
+from rummienv.envs.opponents import action_index, make_move, opponent_names, resolve_opponents
 from rummienv.errors import IllegalActionError
 
 Observation = dict[str, np.ndarray]
@@ -63,6 +63,7 @@ class RummyEnv(gym.Env[Observation, int]):
         self.render_mode = check_choice("render_mode", render_mode, (None, *RENDER_MODES))
         self._fixed_seat = _check_seat(seat, self.num_players)
         self._opponents = resolve_opponents(opponents, self.game_name, self.num_players)
+        self._opponent_names = opponent_names(opponents, self.num_players)
         self.observation_layout = dict(self.adapter.observation_layout)
         self.observation_space = observation_space(self.adapter)
         self.action_space = spaces.Discrete(self.adapter.num_actions)
@@ -106,6 +107,11 @@ class RummyEnv(gym.Env[Observation, int]):
         if self.render_mode == "human":
             self.render()
         return obs, reward, terminated, False, info
+
+    def seat_names(self) -> list[str]:
+        """Who plays each seat this episode: "learner", or the opponent as it was named."""
+        return ["learner" if seat == self.seat else self._opponent_names[(seat - self.seat) % self.num_players - 1]
+                for seat in range(self.num_players)]
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions now (int8): the method sb3-contrib's MaskablePPO calls."""

@@ -129,3 +129,11 @@ def resolve_opponents(opponents: Any, game: str, num_players: int) -> list[Agent
             f"got {len(opponents)}: {list(opponents)!r}"
         )
     return [_resolve(spec, f"opponents[{i}]", game, num_players) for i, spec in enumerate(opponents)]
+
+
+def opponent_names(opponents: Any, num_players: int) -> list[str]:
+    """How each opponent of ``resolve_opponents`` was named: its spec (a baseline's name, a checkpoint's
+    path, "random"), or an agent object's ``name`` or class."""
+    specs = [RANDOM] * (num_players - 1) if opponents is None else (
+        list(opponents) if isinstance(opponents, (list, tuple)) else [opponents] * (num_players - 1))
+    return [spec if isinstance(spec, str) else str(getattr(spec, "name", type(spec).__name__)) for spec in specs]

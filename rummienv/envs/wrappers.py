@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
 
+from rummienv import replay
 from rummienv.errors import IllegalActionError
 
 
@@ -44,4 +46,24 @@ class IllegalActionPenalty(gym.Wrapper, gym.utils.RecordConstructorArgs):
             return obs, self.penalty, True, False, {"action_mask": mask, "illegal_action": str(exc)}
         obs, reward, terminated, truncated, info = self.env.step(action)
         self._last_obs = obs
+        return obs, reward, terminated, truncated, info
+
+
+class RecordReplays(gym.Wrapper, gym.utils.RecordConstructorArgs):
+    """Write every episode's game, when it ends, as a replay (``rummienv.replay``) into ``folder``:
+    ``<name_prefix>-<episode>.json``, numbered from 0, with every seat's moves and who played each seat.
+    ``python -m rummienv.replay`` draws one; ``rummienv.replay.states`` plays it again."""
+
+    def __init__(self, env: gym.Env, folder: str | Path, name_prefix: str = "episode") -> None:
+        gym.utils.RecordConstructorArgs.__init__(self, folder=folder, name_prefix=name_prefix)
+        super().__init__(env)
+        self.folder, self.name_prefix = Path(folder), name_prefix
+        self.episode = 0
+
+    def step(self, action: Any) -> tuple[dict[str, np.ndarray], float, bool, bool, dict]:
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        if terminated or truncated:
+            env = self.env.unwrapped
+            replay.write(self.folder / f"{self.name_prefix}-{self.episode:05d}.json", env.state, env.seat_names())
+            self.episode += 1
         return obs, reward, terminated, truncated, info

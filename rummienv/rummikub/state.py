@@ -27,6 +27,7 @@ from rummienv.rummikub.turn_memory import TurnMemory
 from rummienv.tiles import COPIES, JOKER, NUM_TYPES, NUMBERS, counts_text, number_of, tiles_of
 
 TableSet = tuple[str, tuple[int, ...]]  # (kind, pieces in order)
+TIMEOUT = -1  # how the history records apply_timeout(): a replay calls it there
 _NUMBER_OF_TYPE = np.array([number_of(t) for t in range(52)])
 
 
@@ -382,7 +383,7 @@ class RummikubState(State):
         """
         if self._terminal:
             raise IllegalActionError("time-out refused: the game is over")
-        self.history.append(-1)
+        self.history.append(TIMEOUT)
         p = self._current
         kept = None
         if self.rules.timeout_rule == "keep_valid" and self.staged.any():

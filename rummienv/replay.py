@@ -1,0 +1,136 @@
+"""Replays: a game kept as what recreates it (game, table size, rules, deal seed, every move, the agents'
+names), written as JSON, read back, played again state by state, and drawn as frames.
+
+A deal is fixed by its seed and the moves by the record, so the replay reaches the very states the game
+went through; every move is checked by the state machine again on the way, and a record whose moves do
+not fit its deal is refused, naming the move. The state after every move is available, so a replay can
+be drawn from any seat's view (``frames``) or saved as an animated picture or a folder of frames:
+
+    python -m rummienv.replay game.json --gif game.gif [--seat 0] [--fps 4]
+    python -m rummienv.replay game.json --frames frames/
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from rummienv.core import State
+from rummienv.errors import ReplayError
+
+FORMAT = "rummienv-replay/1"
+GAMES = ("rummikub", "rummikub_cards", "rummy500")
+
+
+def record(state: State, agents: Sequence[str]) -> dict[str, Any]:
+    """The replay of ``state``'s game so far (finished or not); ``agents[p]`` names who played seat p."""
+    position = state.to_dict()
+    if len(agents) != len(state.scores()):
+        raise ValueError(f"name one agent per seat ({len(state.scores())}), got {len(agents)}")
+    rules = dict(position.get("rules") or {})
+    return {"format": FORMAT, "game": position["game"], "num_players": len(state.scores()), "rules": rules,
+            "whole_game": bool(position.get("whole_game", rules.get("whole_game", False))),
+            "seed": int(state.seed), "agents": [str(a) for a in agents], "moves": [int(a) for a in state.history],
+            "scores": [float(x) for x in state.scores()] if state.is_terminal() else None}
+
+
+def write(path: str | Path, state: State, agents: Sequence[str]) -> Path:
+    """Write the replay of ``state``'s game to ``path`` (its folder is made if need be)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(record(state, agents)))
+    return path
+
+
+def read(path: str | Path) -> dict[str, Any]:
+    """A replay file's record, its fields checked; ``ReplayError`` names what is wrong."""
+    try:
+        data = json.loads(Path(path).read_text())
+    except OSError as exc:
+        raise ReplayError(f"cannot read replay {str(path)!r}: {exc.strerror}") from None
+    except json.JSONDecodeError as exc:
+        raise ReplayError(f"replay {str(path)!r} is not JSON: {exc}") from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise ReplayError(f"{str(path)!r} is not a replay (its 'format' must be {FORMAT!r})")
+    checks = [("game", data.get("game") in GAMES, f"one of {list(GAMES)}"),
+              ("num_players", data.get("num_players") in (2, 3, 4), "2, 3 or 4"),
+              ("seed", isinstance(data.get("seed"), int) and data["seed"] >= 0, "a whole number from 0"),
+              ("moves", isinstance(data.get("moves"), list) and all(isinstance(m, int) for m in data["moves"]),
+               "a list of whole numbers"),
+              ("agents", isinstance(data.get("agents"), list) and len(data["agents"]) == data.get("num_players"),
+               "one name per seat"),
+              ("rules", isinstance(data.get("rules"), dict), "a mapping of rules overrides")]
+    for field, ok, allowed in checks:
+        if not ok:
+            raise ReplayError(f"replay {str(path)!r}: '{field}' must be {allowed}, got {data.get(field)!r}")
+    return data
+
+
+def states(replay: dict[str, Any]) -> Iterator[State]:
+    """The deal, then the state after each move: one state object, advanced in place between yields."""
+    from rummienv.envs.games import make_adapter
+    from rummienv.rummikub.state import TIMEOUT  # the games' modules load when a replay is played
+
+    adapter = make_adapter(replay["game"], replay["num_players"], replay["rules"] or None, replay["whole_game"])
+    state = adapter.new_state(replay["seed"])
+    yield state
+    for k, move in enumerate(replay["moves"]):
+        try:
+            state.apply_timeout() if move == TIMEOUT else state.apply_action(move)
+        except ValueError as exc:
+            raise ReplayError(f"move {k} of the replay does not fit its deal: {exc}") from None
+        yield state
+
+
+def frames(replay: dict[str, Any], seat: int | None = None) -> Iterator[np.ndarray]:
+    """A picture per state (``rummienv.envs.picture``), from ``seat``'s view, or from the view of the seat
+    to move (the last mover's once the game is over)."""
+    from rummienv.envs.games import make_adapter
+
+    adapter = make_adapter(replay["game"], replay["num_players"], replay["rules"] or None, replay["whole_game"])
+    if seat is not None and not 0 <= seat < replay["num_players"]:
+        raise ValueError(f"seat must be 0..{replay['num_players'] - 1}, got {seat}")
+    viewer = 0
+    for state in states(replay):
+        viewer = seat if seat is not None else state.current_player if state.current_player >= 0 else viewer
+        yield adapter.frame(state, viewer)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m rummienv.replay",
+                                     description="Draw a replay as an animated picture or a folder of frames.")
+    parser.add_argument("replay", help="a replay file (JSON), as the evaluator, play or RecordReplays write")
+    parser.add_argument("--gif", type=Path, help="write an animated GIF here")
+    parser.add_argument("--frames", type=Path, help="write one PNG per state into this folder")
+    parser.add_argument("--seat", type=int, help="draw this seat's view throughout (default: the seat to move)")
+    parser.add_argument("--fps", type=float, default=4.0, help="frames per second of the GIF (default 4)")
+    args = parser.parse_args(argv)
+    if not args.gif and not args.frames:
+        parser.error("say where to draw: --gif FILE, --frames FOLDER, or both")
+    if args.fps <= 0:
+        parser.error(f"--fps must be above 0, got {args.fps}")
+    from PIL import Image
+
+    try:
+        pictures = [Image.fromarray(frame) for frame in frames(read(args.replay), args.seat)]
+    except ValueError as exc:
+        parser.exit(2, f"error: {exc}\n")
+    if args.frames:
+        args.frames.mkdir(parents=True, exist_ok=True)
+        for k, picture in enumerate(pictures):
+            picture.save(args.frames / f"{k:05d}.png")
+    if args.gif:
+        pictures[0].save(args.gif, save_all=True, append_images=pictures[1:], duration=int(1000 / args.fps),
+                         loop=0)
+    print(f"{len(pictures)} frames: {', '.join(str(p) for p in (args.gif, args.frames) if p)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
