@@ -8,6 +8,10 @@ be drawn from any seat's view (``frames``) or saved as an animated picture or a 
 
     python -m rummienv.replay game.json --gif game.gif [--seat 0] [--fps 4]
     python -m rummienv.replay game.json --frames frames/
+    python -m rummienv.replay game.json --html game.html
+
+``--html`` writes the replay page (``rummienv.replay_page``): one self-contained file that steps through the
+game with every seat's pieces shown.
 """
 
 from __future__ import annotations
@@ -109,16 +113,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--gif", type=Path, help="write an animated GIF here")
     parser.add_argument("--frames", type=Path, help="write one PNG per state into this folder")
     parser.add_argument("--seat", type=int, help="draw this seat's view throughout (default: the seat to move)")
+    parser.add_argument("--html", type=Path, help="write the replay page (one self-contained HTML file) here")
     parser.add_argument("--fps", type=float, default=4.0, help="frames per second of the GIF (default 4)")
     args = parser.parse_args(argv)
-    if not args.gif and not args.frames:
-        parser.error("say where to draw: --gif FILE, --frames FOLDER, or both")
+    if not args.gif and not args.frames and not args.html:
+        parser.error("say where to draw: --gif FILE, --frames FOLDER, --html FILE, or several")
     if args.fps <= 0:
         parser.error(f"--fps must be above 0, got {args.fps}")
     from PIL import Image
 
+    from rummienv.replay_page import write_page
+
     try:
-        pictures = [Image.fromarray(frame) for frame in frames(read(args.replay), args.seat)]
+        record = read(args.replay)
+        if args.html:
+            write_page(record, args.html)
+        pictures = [Image.fromarray(frame) for frame in frames(record, args.seat)] if args.gif or args.frames else []
     except ValueError as exc:
         parser.exit(2, f"error: {exc}\n")
     if args.frames:
@@ -128,7 +138,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.gif:
         pictures[0].save(args.gif, save_all=True, append_images=pictures[1:], duration=int(1000 / args.fps),
                          loop=0)
-    print(f"{len(pictures)} frames: {', '.join(str(p) for p in (args.gif, args.frames) if p)}")
+    print(f"{len(record['moves']) + 1} states: {', '.join(str(p) for p in (args.gif, args.frames, args.html) if p)}")
     return 0
 
 
