@@ -93,16 +93,21 @@ def _serve(setup: _Setup, pipe: connection.Connection, buffer: shared_memory.Sha
     pool = OpponentPool(setup.baselines, *setup.pool)
     net = ActorCritic(**setup.net_shape)
     envs = SelfPlay(game, setup.game_name, setup.count, pool, net, setup.reward, setup.seed, mine, setup.part)
+    def take_over(weights: dict, stats: dict, snapshots: dict) -> None:
+        """The learner's weights and pool: its snapshots are the new ones sent and those held already."""
+        net.load_state_dict(weights)
+        pool.stats = {name: list(record) for name, record in stats.items()}
+        pool.snapshots = {name: snapshots.get(name, pool.snapshots.get(name)) for name in stats
+                          if name in snapshots or name in pool.snapshots}
+
     while True:
         request, payload = pipe.recv()
         if request == "rollout":
-            update, weights, stats, snapshots = payload
-            net.load_state_dict(weights)
-            pool.stats = {name: list(record) for name, record in stats.items()}
-            pool.snapshots = {name: snapshots.get(name, pool.snapshots.get(name)) for name in stats
-                              if name in snapshots or name in pool.snapshots}
+            update, *learner = payload
+            take_over(*learner)
             pipe.send((envs.rollout(update), envs.env_steps, envs.episodes))
-        elif request == "reset":
+        elif request == "reset":  # the deals' first moves may be the current network's, as an opponent
+            take_over(*payload)
             envs.reset()
             pipe.send((envs.env_steps, envs.episodes))
         elif request == "state_dict":
@@ -174,21 +179,25 @@ class ParallelSelfPlay:
         self.episodes = sum(c[1] for c in counts)
 
     # ----------------------------------------------------- SelfPlay's methods
-    def reset(self) -> None:
-        self._counted(self._ask([("reset", None)] * len(self._pipes)))
-
-    def rollout(self, update: int) -> list[tuple[str, float]]:
-        """Every worker plays its share of the rollout from the learner's weights and pool (new snapshots
-        sent once); the pool then records the games that ended, worker by worker."""
+    def _learner(self) -> list[tuple[dict, dict, dict]]:
+        """For each worker: the learner's weights, its pool's record, and the snapshots the worker lacks."""
         weights = {k: v.detach().clone() for k, v in self.learner.state_dict().items()}
         stats = {name: list(record) for name, record in self.pool.stats.items()}
-        requests = []
+        out = []
         for sent in self._sent:
             fresh = {n: s for n, s in self.pool.snapshots.items() if n not in sent}
             sent.intersection_update(self.pool.snapshots)
             sent.update(fresh)
-            requests.append(("rollout", (update, weights, stats, fresh)))
-        answers = self._ask(requests)
+            out.append((weights, stats, fresh))
+        return out
+
+    def reset(self) -> None:
+        self._counted(self._ask([("reset", learner) for learner in self._learner()]))
+
+    def rollout(self, update: int) -> list[tuple[str, float]]:
+        """Every worker plays its share of the rollout from the learner's weights and pool (new snapshots
+        sent once); the pool then records the games that ended, worker by worker."""
+        answers = self._ask([("rollout", (update, *learner)) for learner in self._learner()])
         finished = [game for games, _, _ in answers for game in games]
         for name, result in finished:
             self.pool.record(name, result)

@@ -8,15 +8,15 @@ import torch
 
 from agents.ppo import ActorCritic
 from agents.rollout_workers import ParallelSelfPlay, WorkerError
-from agents.selfplay import OpponentPool, game_shape, make_game
+from agents.selfplay import OpponentPool, SelfPlay, derive_seed, game_shape, make_game
 
 
-def _selfplay(seed: int, num_steps: int = 12) -> ParallelSelfPlay:
-    game = make_game("rummy500", 2)
+def _selfplay(seed: int, num_steps: int = 12, latest_prob: float = 0.3, name: str = "rummy500") -> ParallelSelfPlay:
+    game = make_game(name, 2)
     torch.manual_seed(seed)
     net = ActorCritic(*game_shape(game), hidden_size=16)
-    pool = OpponentPool(["random", "value"], latest_prob=0.3, pool_size=2, power=2.0)
-    return ParallelSelfPlay(game, "rummy500", 5, pool, net, "win", seed, num_steps, num_workers=2)
+    pool = OpponentPool(["random"], latest_prob=latest_prob, pool_size=2, power=2.0)
+    return ParallelSelfPlay(game, name, 5, pool, net, "win", seed, num_steps, num_workers=2)
 
 
 def test_workers_play_the_same_rollouts_again():
@@ -59,3 +59,30 @@ def test_too_many_workers_are_refused():
     with pytest.raises(ValueError, match="num_workers"):
         ParallelSelfPlay(game, "rummy500", 2, OpponentPool(["random"], 0.0, 1, 1.0),
                          ActorCritic(*game_shape(game), hidden_size=8), "win", 0, 4, num_workers=3)
+
+
+def test_a_worker_plays_its_share_as_the_learners_process_would():
+    """Worker 0's games, rebuilt in this process from its seed and share, give the very same rollout: the
+    worker plays from the learner's weights and pool, from the deal on (the current network is an opponent
+    too, and in Rummikub its first turns have many moves to choose from)."""
+    envs = _selfplay(6, latest_prob=1.0, name="rummikub")  # every game against the current network
+    try:
+        noise = torch.Generator().manual_seed(0)
+        with torch.no_grad():
+            for parameter in envs.learner.parameters():  # a policy no fresh network has: the worker must
+                parameter.add_(3 * torch.randn(parameter.shape, generator=noise))  # play the learner's
+        envs.reset()
+        envs.rollout(1)
+        share = slice(0, 3)  # np.array_split of 5 games over 2 workers
+        game = make_game("rummikub", 2)
+        pool = OpponentPool(["random"], latest_prob=1.0, pool_size=2, power=2.0)
+        mine = {name: np.zeros_like(array[share] if name.startswith("next_") else array[:, share])
+                for name, array in envs.buffers.items()}
+        alone = SelfPlay(game, "rummikub", 3, pool, envs.learner, "win", derive_seed(6, 11, 0), mine, part=0)
+        alone.reset()
+        alone.rollout(1)
+        for name, array in envs.buffers.items():
+            assert np.array_equal(array[share] if name.startswith("next_") else array[:, share], mine[name]), name
+        assert envs.state_dict()["workers"][0]["games"] == alone.state_dict()["games"]  # every seat's moves
+    finally:
+        envs.close()
