@@ -198,10 +198,14 @@ def build_learner(config: TrainConfig, resumed: dict | None) -> Learner:
     pool = OpponentPool(config.baselines, config.latest_prob, config.pool_size, config.pfsp_power)
     learner = Learner(config, game, net, optimizer, pool, make_selfplay(game, config.game, config, pool, net))
     if resumed is not None:
-        net.load_state_dict(resumed["model"])
-        optimizer.load_state_dict(resumed["optimizer"])
-        pool.load_state_dict(resumed["pool"])
-        learner.envs.load_state_dict(resumed["selfplay"])
+        try:
+            net.load_state_dict(resumed["model"])
+            optimizer.load_state_dict(resumed["optimizer"])
+            pool.load_state_dict(resumed["pool"])
+            learner.envs.load_state_dict(resumed["selfplay"])
+        except BaseException:
+            learner.envs.close()  # worker processes and their shared memory go too
+            raise
         learner.update, learner.global_step = int(resumed["update"]), int(resumed["global_step"])
         torch.set_rng_state(resumed["torch_rng"])
     return learner
@@ -226,7 +230,10 @@ def main() -> None:
     args = parse_args()
     launched = time.time()
     config, run_dir, resumed = open_run(args)
-    learner = build_learner(config, resumed)
+    try:
+        learner = build_learner(config, resumed)
+    except (ValueError, WorkerError) as exc:
+        sys.exit(f"error: {exc}")
     try:
         if resumed is not None:
             print(f"resumed {run_dir / 'checkpoint.pt'} at update {learner.update}, step {learner.global_step}")
