@@ -9,8 +9,11 @@ ARGS ?=
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# RLlib pins its own Gymnasium, so its example and check get an environment of their own
+RLLIB_VENV := .venv-rllib
+RLLIB_STAMP := $(RLLIB_VENV)/.installed
 
-.PHONY: test train lint bench clean
+.PHONY: test train lint bench rllib-check clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -26,10 +29,21 @@ train: $(STAMP)
 	$(BIN)/python train.py --config configs/rummikub_2p.yaml $(ARGS)
 
 lint: $(STAMP)
-	$(BIN)/ruff check rummienv agents tests benchmarks train.py
+	$(BIN)/ruff check rummienv agents tests benchmarks examples docs train.py
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/solver.py
 
+$(RLLIB_STAMP): pyproject.toml
+	test -x $(RLLIB_VENV)/bin/python || $(PY) -m venv $(RLLIB_VENV)
+	$(RLLIB_VENV)/bin/pip install -q --upgrade pip
+	$(RLLIB_VENV)/bin/pip install -q torch==2.13.0 $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX))
+	$(RLLIB_VENV)/bin/pip install -q -e '.[rllib]' pytest
+	touch $(RLLIB_STAMP)
+
+# PPO from RLlib on Rummy 500 for a few iterations, in its own environment
+rllib-check: $(RLLIB_STAMP)
+	$(RLLIB_VENV)/bin/python -m pytest -p no:cacheprovider tests/test_rllib.py
+
 clean:
-	rm -rf $(VENV) runs
+	rm -rf $(VENV) $(RLLIB_VENV) runs
