@@ -113,8 +113,8 @@ def _resolve(spec: Any, where: str, game: str, num_players: int) -> Agent | None
     raise ValueError(f"{where} must be {ALLOWED}; got {spec!r}")
 
 
-def resolve_opponents(opponents: Any, game: str, num_players: int) -> list[Agent | None]:
-    """One opponent per other seat, in turn order from the learner's left.
+def opponent_specs(opponents: Any, num_players: int) -> list[Any]:
+    """One spec per other seat, in turn order from the learner's left.
 
     ``None`` means all random; a single spec stands for every other seat.
     """
@@ -128,12 +128,17 @@ def resolve_opponents(opponents: Any, game: str, num_players: int) -> list[Agent
             f"opponents must list one entry per other seat ({others} for num_players={num_players}), "
             f"got {len(opponents)}: {list(opponents)!r}"
         )
-    return [_resolve(spec, f"opponents[{i}]", game, num_players) for i, spec in enumerate(opponents)]
+    return list(opponents)
+
+
+def resolve_opponents(opponents: Any, game: str, num_players: int) -> list[Agent | None]:
+    """The agent of each other seat (``opponent_specs``); None for a random seat."""
+    return [_resolve(spec, f"opponents[{i}]", game, num_players)
+            for i, spec in enumerate(opponent_specs(opponents, num_players))]
 
 
 def opponent_names(opponents: Any, num_players: int) -> list[str]:
-    """How each opponent of ``resolve_opponents`` was named: its spec (a baseline's name, a checkpoint's
-    path, "random"), or an agent object's ``name`` or class."""
-    specs = [RANDOM] * (num_players - 1) if opponents is None else (
-        list(opponents) if isinstance(opponents, (list, tuple)) else [opponents] * (num_players - 1))
-    return [spec if isinstance(spec, str) else str(getattr(spec, "name", type(spec).__name__)) for spec in specs]
+    """How each opponent was named: its spec (a baseline's name, a checkpoint's path, "random"), or an agent
+    object's ``name`` or class."""
+    return [spec if isinstance(spec, str) else str(getattr(spec, "name", type(spec).__name__))
+            for spec in opponent_specs(opponents, num_players)]
