@@ -28,6 +28,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--address", help="a running Ray cluster's address (default: start one here)")
     args = parser.parse_args()
+    if args.iterations < 1 or args.batch < 1 or args.env_runners < 0:
+        parser.error("--iterations and --batch take whole numbers from 1, --env-runners from 0")
     ray.init(address=args.address, include_dashboard=False, log_to_driver=False)
     algo = ppo_config(args.game, args.players, args.env_runners, args.batch, args.seed).build_algo()
     try:
