@@ -175,7 +175,8 @@ def bots_run(game: str, players: int, seed: int, names: list[str], actions: list
     return run
 
 
-def _seconds(run: Run, n: int) -> float:
+def seconds(run: Run, n: int) -> float:
+    """Wall seconds ``run`` takes for ``n`` steps."""
     start = time.perf_counter()
     run(n)
     return time.perf_counter() - start
@@ -185,7 +186,7 @@ def _calibrate(run: Run, seconds: float) -> int:
     """Steps that take about ``seconds``; the trial runs also warm the compiled kernels and caches up."""
     run(16)  # the first call loads the compiled kernels
     n = 16
-    while (elapsed := _seconds(run, n)) < seconds / 2:
+    while (elapsed := seconds(run, n)) < seconds / 2:
         n = int(n * min(4.0, seconds / max(elapsed, 1e-6)))
     return n
 
@@ -195,7 +196,7 @@ def _best_seconds(runs: dict[str, Run], steps: dict[str, int]) -> dict[str, floa
     best = dict.fromkeys(runs, np.inf)
     for _ in range(REPEATS):
         for name, run in runs.items():
-            best[name] = min(best[name], _seconds(run, steps[name]))
+            best[name] = min(best[name], seconds(run, steps[name]))
     return best
 
 

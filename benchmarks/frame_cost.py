@@ -14,17 +14,13 @@ import time
 
 import gymnasium as gym
 import numpy as np
-
-import rummienv  # noqa: F401  (registers the ids)
-
-GAMES = {"rummikub": "rummienv/Rummikub-v0", "rummikub_cards": "rummienv/RummikubCards-v0",
-         "rummy500": "rummienv/Rummy500-v0"}
+from env_throughput import GYM_IDS
 
 
 def measure(game: str, players: int, steps: int, seed: int) -> tuple[float, float]:
     """(ms per step, ms per frame), each over the same ``steps`` steps."""
     opponents = None if game == "rummy500" else ["max_tiles"] * (players - 1)
-    env = gym.make(GAMES[game], num_players=players, opponents=opponents, render_mode="rgb_array")
+    env = gym.make(GYM_IDS[game], num_players=players, opponents=opponents, render_mode="rgb_array")
     obs, _ = env.reset(seed=seed)
     env.render()  # the first frame draws the pieces' faces it will reuse
     rng = np.random.default_rng(seed)
@@ -44,7 +40,7 @@ def measure(game: str, players: int, steps: int, seed: int) -> tuple[float, floa
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--games", nargs="+", choices=list(GAMES), default=list(GAMES))
+    parser.add_argument("--games", nargs="+", choices=list(GYM_IDS), default=list(GYM_IDS))
     parser.add_argument("--players", nargs="+", type=int, choices=(2, 3, 4), default=[2])
     parser.add_argument("--steps", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=0)

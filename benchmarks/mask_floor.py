@@ -17,19 +17,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import time
 
-from env_throughput import gym_run, peer_rate
+from env_throughput import gym_run, peer_rate, seconds
 
 from rummienv.rummikub import turn_memory
 
 GAMES = ("rummikub", "rummikub_cards")
-
-
-def _timed(run, steps: int) -> float:
-    start = time.perf_counter()
-    run(steps)
-    return time.perf_counter() - start
 
 
 def measure(game: str, players: int, steps: int, seed: int) -> dict:
@@ -56,10 +49,10 @@ def measure(game: str, players: int, steps: int, seed: int) -> dict:
         live = replayed = float("inf")
         for _ in range(2):  # alternated, so that load from other processes falls on both alike
             turn_memory.TurnMemory.masks = live_masks
-            live = min(live, _timed(run, steps))
+            live = min(live, seconds(run, steps))
             turn_memory.TurnMemory.masks = replay
             cursor = iter(tape)
-            replayed = min(replayed, _timed(run, steps))
+            replayed = min(replayed, seconds(run, steps))
     finally:
         turn_memory.TurnMemory.masks = live_masks
     return {"game": game, "players": players, "steps": steps, "live_steps_per_s": steps / live,

@@ -26,10 +26,10 @@ from typing import Any
 import numpy as np
 
 from rummienv.core import State
+from rummienv.envs.games import GAMES, GameAdapter, make_adapter
 from rummienv.errors import ReplayError
 
 FORMAT = "rummienv-replay/1"
-GAMES = ("rummikub", "rummikub_cards", "rummy500")
 
 
 def record(state: State, agents: Sequence[str]) -> dict[str, Any]:
@@ -76,13 +76,16 @@ def read(path: str | Path) -> dict[str, Any]:
     return data
 
 
-def states(replay: dict[str, Any]) -> Iterator[State]:
+def adapter_of(replay: dict[str, Any]) -> GameAdapter:
+    """The game a replay was played in: its table size, rules and rounds."""
+    return make_adapter(replay["game"], replay["num_players"], replay["rules"] or None, replay["whole_game"])
+
+
+def states(replay: dict[str, Any], adapter: GameAdapter | None = None) -> Iterator[State]:
     """The deal, then the state after each move: one state object, advanced in place between yields."""
-    from rummienv.envs.games import make_adapter
     from rummienv.rummikub.state import TIMEOUT  # the games' modules load when a replay is played
 
-    adapter = make_adapter(replay["game"], replay["num_players"], replay["rules"] or None, replay["whole_game"])
-    state = adapter.new_state(replay["seed"])
+    state = (adapter or adapter_of(replay)).new_state(replay["seed"])
     yield state
     for k, move in enumerate(replay["moves"]):
         try:
@@ -95,13 +98,11 @@ def states(replay: dict[str, Any]) -> Iterator[State]:
 def frames(replay: dict[str, Any], seat: int | None = None) -> Iterator[np.ndarray]:
     """A picture per state (``rummienv.envs.picture``), from ``seat``'s view, or from the view of the seat
     to move (the last mover's once the game is over)."""
-    from rummienv.envs.games import make_adapter
-
-    adapter = make_adapter(replay["game"], replay["num_players"], replay["rules"] or None, replay["whole_game"])
     if seat is not None and not 0 <= seat < replay["num_players"]:
         raise ValueError(f"seat must be 0..{replay['num_players'] - 1}, got {seat}")
+    adapter = adapter_of(replay)
     viewer = 0
-    for state in states(replay):
+    for state in states(replay, adapter):
         viewer = seat if seat is not None else state.current_player if state.current_player >= 0 else viewer
         yield adapter.frame(state, viewer)
 

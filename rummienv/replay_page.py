@@ -14,22 +14,25 @@ from pathlib import Path
 from typing import Any
 
 from rummienv import replay
+from rummienv.envs.picture import JOKER_INK, SUIT_INK, TILE_INK
 from rummienv.rummikub.sets import set_numbers
-from rummienv.tiles import JOKER, tile_name
+from rummienv.tiles import JOKER, NUMBERS, tile_name
 
-_COLOURS = {"k": "#1a1a1a", "b": "#1f4fd1", "o": "#e07800", "r": "#cd1e28", "J": "#962aa0"}
+
+def _ink(rgb: tuple[int, int, int]) -> str:
+    return "#" + "".join(f"{c:02x}" for c in rgb)
 
 
 def _tile(t: int, stands_for: int | None = None) -> list[str]:
-    """(text, colour) of a tile; a joker on the table says the number it stands for (K5)."""
+    """(text, colour) of a tile, coloured as in the env's pictures; a joker on the table says the number it
+    stands for (K5)."""
     if t == JOKER:
-        return [f"J{stands_for}" if stands_for else "J", _COLOURS["J"]]
-    name = tile_name(t)
-    return [name[1:], _COLOURS[name[0]]]
+        return [f"J{stands_for}" if stands_for else "J", _ink(JOKER_INK)]
+    return [tile_name(t)[1:], _ink(TILE_INK[t // NUMBERS])]
 
 
 def _card(card: str) -> list[str]:
-    return [card, "#cd1e28" if card[-1] in "HD" else "#1a1a1a"]
+    return [card, _ink(SUIT_INK[card[-1]])]
 
 
 def _snapshot(record: dict[str, Any], state: Any, move: str) -> dict[str, Any]:

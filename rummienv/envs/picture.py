@@ -23,9 +23,10 @@ _HEIGHT, _WIDTH = FRAME_SHAPE[:2]
 _PANEL = 600  # x where the seats' panel begins
 _FELT, _PANEL_FILL, _INK, _FAINT = (28, 92, 60), (20, 64, 44), (240, 240, 230), (170, 200, 180)
 _FACE, _EDGE, _STAGED = (250, 246, 228), (60, 60, 60), (255, 200, 0)
-_TILE_INK = {0: (25, 25, 25), 1: (30, 80, 210), 2: (225, 120, 0), 3: (205, 30, 40)}  # k, b, o, r
-_JOKER_INK = (150, 40, 160)
-_SUIT_INK = {"S": (25, 25, 25), "C": (25, 25, 25), "H": (205, 30, 40), "D": (205, 30, 40)}
+# the pieces' colours, shared with the replay page: tiles by colour (k, b, o, r), the joker, cards by suit
+TILE_INK = {0: (25, 25, 25), 1: (30, 80, 210), 2: (225, 120, 0), 3: (205, 30, 40)}
+JOKER_INK = (150, 40, 160)
+SUIT_INK = {"S": (25, 25, 25), "C": (25, 25, 25), "H": (205, 30, 40), "D": (205, 30, 40)}
 
 
 @cache
@@ -118,8 +119,8 @@ class _Canvas:
 
 def _tile_face(t: int, stands_for: int | None = None, marked: bool = False) -> tuple[str, tuple, str, bool]:
     if t == JOKER:
-        return "J", _JOKER_INK, "" if stands_for is None else str(stands_for), marked
-    return str(t % NUMBERS + 1), _TILE_INK[t // NUMBERS], "", marked
+        return "J", JOKER_INK, "" if stands_for is None else str(stands_for), marked
+    return str(t % NUMBERS + 1), TILE_INK[t // NUMBERS], "", marked
 
 
 def _seat_word(seat: int, viewer: int, to_move: int) -> str:
@@ -161,7 +162,7 @@ def rummikub_frame(view: dict[str, Any], title: str, num_rounds: int) -> np.ndar
 
 def _card_face(card: str) -> tuple[str, tuple, str, bool]:
     """A card in the project's notation (``TD``: ten of diamonds), red or black by its suit."""
-    return card, _SUIT_INK[card[-1]], "", False
+    return card, SUIT_INK[card[-1]], "", False
 
 
 def rummy500_frame(view: dict[str, Any]) -> np.ndarray:
