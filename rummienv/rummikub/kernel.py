@@ -1112,16 +1112,15 @@ def _search(lo, hi, jlo, jhi, fixed, valued, threshold, budget, orders, ht, hb, 
     the pieces asked for is mostly worth the threshold once sets of the rest are added (``_raise_value``),
     while with no layout at all there is no opening either. The walks keep their dead states in ``ht`` under
     ``stamp`` (``_memo``)."""
-    valued_memo = _memo(ht, hb, stamp, VALUED_UP, orders, extra)
     if valued and threshold <= 0:
-        return exists(lo, hi, jlo, jhi, fixed, valued, threshold, budget, orders[UP], valued_memo, s_key, path_buf,
-                      found)
+        return exists(lo, hi, jlo, jhi, fixed, valued, threshold, budget, orders[UP],
+                      _memo(ht, hb, stamp, VALUED_UP, orders, extra), s_key, path_buf, found)
     answer, spent = _layout_exists(lo, hi, jlo, jhi, fixed, budget, orders, ht, hb, stamp, extra, s_key, path_buf,
                                    found)
     if not valued or answer != FOUND or _raise_value(found, hi, jlo, threshold):
         return answer, spent
-    more, spent_more = exists(lo, hi, jlo, jhi, fixed, valued, threshold, budget - spent, orders[UP], valued_memo,
-                              s_key, path_buf, found)
+    more, spent_more = exists(lo, hi, jlo, jhi, fixed, valued, threshold, budget - spent, orders[UP],
+                              _memo(ht, hb, stamp, VALUED_UP, orders, extra), s_key, path_buf, found)
     return more, spent + spent_more
 
 
