@@ -24,7 +24,7 @@ import shutil
 import signal
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +40,7 @@ from agents.rollout_workers import WorkerError, make_selfplay
 from agents.selfplay import OpponentPool, derive_seed, game_shape, make_game
 from agents.train_config import TrainConfig, from_dict, load_config, to_dict
 from agents.train_log import CsvLog, format_table, last_evaluation, plot_win_rates
+from agents.whole_turn_policy import per_piece_agent
 
 RUNS_DIR = "runs"
 
@@ -89,10 +90,13 @@ def evaluate_learner(net: ActorCritic, config: TrainConfig) -> list[dict[str, An
     seat of every deal (the agents package's evaluator rotates the seats).
     """
     from agents.evaluate import evaluate
+    from rummienv.rules import make_rules
 
+    rules = make_rules(config.game, config.rules or None)
     results = []
     for opponent in config.eval_opponents:
-        learner = PolicyAgent(net, seed=derive_seed(config.seed, 7), name="learner")
+        learner = per_piece_agent(PolicyAgent(net, seed=derive_seed(config.seed, 7), name="learner"), rules,
+                                  config.whole_turns)
         report = evaluate(config.game, [learner] + [opponent] * (config.num_players - 1), config.num_players,
                           config.eval_deals, derive_seed(config.seed, 8), rules=config.rules or None,
                           progress=False)
@@ -116,11 +120,14 @@ class Learner:
     envs: Any  # SelfPlay, or ParallelSelfPlay over worker processes
     update: int = 0
     global_step: int = 0
+    wall_seconds: float = 0.0  # the run's earlier invocations, for how long a shipped agent trained
+    started: float = field(default_factory=time.time)
 
     def save(self, path: Path) -> None:
         save_checkpoint(path, {
             "config": to_dict(self.config), "model": self.net.state_dict(), "model_shape": dict(self.net.shape),
             "optimizer": self.optimizer.state_dict(), "update": self.update, "global_step": self.global_step,
+            "wall_seconds": self.wall_seconds + time.time() - self.started,
             "pool": self.pool.state_dict(), "selfplay": self.envs.state_dict(), "torch_rng": torch.get_rng_state(),
         })
 
@@ -192,7 +199,7 @@ def build_learner(config: TrainConfig, resumed: dict | None) -> Learner:
     # Seeding and threads: one intra-op thread leaves the other core to the game engine.
     torch.manual_seed(config.seed)
     torch.set_num_threads(config.torch_threads)
-    game = make_game(config.game, config.num_players, config.rules)
+    game = make_game(config.game, config.num_players, config.rules, config.whole_turns)
     net = ActorCritic(*game_shape(game), config.hidden_size, config.num_layers)
     optimizer = optim.Adam(net.parameters(), lr=config.learning_rate, eps=1e-5)
     pool = OpponentPool(config.baselines, config.latest_prob, config.pool_size, config.pfsp_power)
@@ -207,6 +214,7 @@ def build_learner(config: TrainConfig, resumed: dict | None) -> Learner:
             learner.envs.close()  # worker processes and their shared memory go too
             raise
         learner.update, learner.global_step = int(resumed["update"]), int(resumed["global_step"])
+        learner.wall_seconds = float(resumed.get("wall_seconds", 0.0))
         torch.set_rng_state(resumed["torch_rng"])
     return learner
 

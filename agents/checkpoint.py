@@ -18,6 +18,8 @@ from typing import Any
 import torch
 
 from agents.ppo import ActorCritic, PolicyAgent
+from agents.registry import rules_of
+from agents.whole_turn_policy import WholeTurnPolicy, per_piece_agent
 
 FORMAT = "rummienv-ppo-checkpoint"
 VERSION = 1
@@ -80,7 +82,7 @@ def network_from(data: dict[str, Any]) -> ActorCritic:
 
 
 def load_agent(path: str | Path, game: Any, num_players: int, seed: int | None = 0,
-               greedy: bool = False) -> PolicyAgent:
+               greedy: bool = False) -> PolicyAgent | WholeTurnPolicy:
     """A checkpoint as an agent, refused if it was trained for another game or table size.
 
     ``game`` is a game's name, its rules preset, or a Game built from them.
@@ -93,4 +95,5 @@ def load_agent(path: str | Path, game: Any, num_players: int, seed: int | None =
             f"checkpoint {str(path)!r} was trained for {trained.get('game')} with "
             f"{trained.get('num_players')} players, not {name} with {num_players}"
         )
-    return PolicyAgent(network_from(data), seed=seed, greedy=greedy, name=Path(path).stem)
+    policy = PolicyAgent(network_from(data), seed=seed, greedy=greedy, name=Path(path).stem)
+    return per_piece_agent(policy, rules_of(game), bool(trained.get("whole_turns")))

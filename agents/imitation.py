@@ -15,6 +15,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from agents.base import decide
 from agents.ppo import ActorCritic, masked_logits
 from agents.selfplay import act_batch, derive_seed, seat_rewards
 
@@ -43,7 +44,7 @@ def record_teacher(game: Any, game_name: str, teacher: str, num_steps: int, rewa
         seats = [s.current_player for s in states]
         batch_obs = np.stack([s.observation(p) for s, p in zip(states, seats, strict=True)])
         batch_masks = np.stack([s.legal_action_mask() for s in states])
-        chosen = act_batch(agent, states)
+        chosen = act_batch(agent, states) if not game.whole_turns else [whole_turn(agent, s) for s in states]
         for k, p, o, m, a in zip(live, seats, batch_obs, batch_masks, chosen, strict=True):
             trails[k].append((o, m, int(a), p))
             games[k].apply_action(int(a))
@@ -59,6 +60,14 @@ def record_teacher(game: Any, game_name: str, teacher: str, num_steps: int, rewa
     obs, masks, actions, returns = zip(*records, strict=True)
     return {"obs": np.stack(obs), "masks": np.stack(masks).astype(bool),
             "actions": np.array(actions, dtype=np.int64), "returns": np.array(returns, dtype=np.float32)}
+
+
+def whole_turn(agent: Any, state: Any) -> int:
+    """The teacher's move in the whole-turn mode: its turn as one whole-turn action where one lays the same
+    play, so the clone learns the turn as the decision it is; else its move piece by piece."""
+    play = agent.plan_turn(state.view(state.current_player)) if hasattr(agent, "plan_turn") else None
+    action = None if play is None else state.action_for(play)
+    return decide(agent, state) if action is None else action
 
 
 def behaviour_clone(net: ActorCritic, data: dict[str, np.ndarray], epochs: int, learning_rate: float,

@@ -1,4 +1,4 @@
-"""Agents by name: the baselines of each game, checkpoints, or an agent object as it is.
+"""Agents by name: the baselines of each game, the shipped trained agent, checkpoints, or an agent object as it is.
 
 The evaluator, the play command and the environments' ``opponents`` all go
 through ``make_agent``, so a name means the same player everywhere.
@@ -37,6 +37,7 @@ BASELINES: dict[str, dict[str, Factory]] = {
     },
 }
 CHECKPOINT_SUFFIXES = (".pt", ".pth")
+TRAINED = "ppo"  # the trained agent that ships for the game and table size (agents.trained)
 
 
 def rules_of(game: Any) -> Rules:
@@ -58,13 +59,16 @@ def make_agent(spec: Any, game: Any, num_players: int, seed: int | None = None) 
     if hasattr(spec, "act"):
         return spec
     rules = rules_of(game)
+    if spec == TRAINED:
+        return importlib.import_module("agents.trained").load_shipped(rules, num_players, seed)
     if isinstance(spec, Path) or isinstance(spec, str) and (
             spec.endswith(CHECKPOINT_SUFFIXES) or spec not in BASELINES[rules.game] and Path(spec).is_file()):
         return _load_checkpoint(Path(spec), rules, num_players, seed)
     if not isinstance(spec, str) or spec not in BASELINES[rules.game]:
         allowed = "; ".join(f"{g}: {', '.join(names)}" for g, names in BASELINES.items())
         raise ValueError(f"unknown agent {spec!r} for {rules.game}; baselines per game: {allowed}; "
-                         "or a checkpoint path (.pt), or an object with act(observation, action_mask)")
+                         f"or {TRAINED!r} (the trained agent that ships), a checkpoint path (.pt), "
+                         "or an object with act(observation, action_mask)")
     return BASELINES[rules.game][spec](rules, seed)
 
 

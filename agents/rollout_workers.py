@@ -45,6 +45,7 @@ class _Setup:
     game_name: str
     num_players: int
     rules: dict[str, Any]
+    whole_turns: bool  # Rummikub's whole-turn action mode
     reward: str
     seed: int
     net_shape: dict[str, int]
@@ -85,7 +86,7 @@ def _worker(setup: _Setup, pipe: connection.Connection) -> None:
 
 def _serve(setup: _Setup, pipe: connection.Connection, buffer: shared_memory.SharedMemory) -> None:
     """Build this worker's games, then answer the learner's requests until told to close."""
-    game = make_game(setup.game_name, setup.num_players, setup.rules)
+    game = make_game(setup.game_name, setup.num_players, setup.rules, setup.whole_turns)
     places, _ = _layout(setup.num_steps, setup.num_envs, *game_shape(game))
     games = slice(setup.first, setup.first + setup.count)  # this worker's columns of every array
     mine = {name: view[games] if name.startswith("next_") else view[:, games]
@@ -137,8 +138,9 @@ class ParallelSelfPlay:
         self._processes: list[Any] = []
         context = mp.get_context("spawn")  # a fresh interpreter: no torch or numba threads forked mid-flight
         for k, share in enumerate(np.array_split(np.arange(num_envs), num_workers)):
-            setup = _Setup(game_name, game.num_players, dict(rules or {}), reward, derive_seed(seed, 11, k),
-                           dict(learner.shape), list(pool.stats), (pool.latest_prob, pool.pool_size, pool.power),
+            setup = _Setup(game_name, game.num_players, dict(rules or {}), game.whole_turns, reward,
+                           derive_seed(seed, 11, k), dict(learner.shape), list(pool.stats),
+                           (pool.latest_prob, pool.pool_size, pool.power),
                            int(share[0]), len(share), num_envs, num_steps, k, self._buffer.name)
             mine, theirs = context.Pipe()
             process = context.Process(target=_worker, args=(setup, theirs), name=f"rollout-worker-{k}", daemon=True)

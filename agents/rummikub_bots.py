@@ -18,7 +18,7 @@ import numpy as np
 from agents.base import BaseAgent, View, first_legal
 from rummienv.rules import RummikubRules
 from rummienv.rummikub import actions as A
-from rummienv.rummikub import solver
+from rummienv.rummikub import solver, whole_turns
 from rummienv.tiles import JOKER, NUM_TYPES, counts_of
 
 _PLACES = range(A.PLACE, A.PLACE + NUM_TYPES)
@@ -152,12 +152,9 @@ class HoldBackAgent(PlanningAgent):
     """
 
     def choose(self, pos: Position, view: View) -> np.ndarray | None:
-        best = solver.best_play(pos.table, pos.rack, pos.staged, **pos.solver_args)
-        if best is None or best.play.sum() == pos.rack.sum():
-            return None if best is None else best.play.astype(np.int64)
-        kept = pos.rack.copy()
-        kept[JOKER] = pos.staged[JOKER]  # a swapped-in joker is staged and must go down
-        sol = solver.best_play(pos.table, kept, pos.staged, **pos.solver_args)
-        if sol is not None:
-            return sol.play.astype(np.int64)
-        return best.play.astype(np.int64) if not view["opened"] or view["pool_size"] == 0 else None
+        most, kept = whole_turns.plays(pos.table, pos.rack, pos.staged, pos.solver_args)
+        if most is None or most.sum() == pos.rack.sum():
+            return most  # no play, or one that goes out
+        if kept is not None:
+            return kept
+        return most if not view["opened"] or view["pool_size"] == 0 else None

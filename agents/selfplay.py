@@ -37,8 +37,9 @@ STATS_DECAY = 0.98
 MIN_WEIGHT = 0.02
 
 
-def make_game(name: str, num_players: int, rules: dict[str, Any] | None = None) -> Any:
-    """The game object of the state-machine layer, from a config's plain values."""
+def make_game(name: str, num_players: int, rules: dict[str, Any] | None = None, whole_turns: bool = False) -> Any:
+    """The game object of the state-machine layer, from a config's plain values; ``whole_turns`` picks
+    Rummikub's whole-turn action mode."""
     from rummienv.rules import make_rules
 
     preset = make_rules(name, rules or None)
@@ -46,6 +47,10 @@ def make_game(name: str, num_players: int, rules: dict[str, Any] | None = None) 
         from rummienv.rummy500 import Rummy500Game
 
         return Rummy500Game(preset, num_players)
+    if whole_turns:
+        from rummienv.rummikub.whole_turns import WholeTurnGame
+
+        return WholeTurnGame(preset, num_players)
     from rummienv.rummikub import RummikubGame
 
     return RummikubGame(preset, num_players)

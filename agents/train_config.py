@@ -53,6 +53,9 @@ class TrainConfig:
     """learner decisions to train on (opponents' moves are not counted here)"""
     reward: str = _knob("win", choices=REWARDS)
     """'win': +1 sole winner, 0 shared, -1 otherwise; 'score': the round's points, scaled"""
+    whole_turns: bool = False
+    """Rummikub only: the whole-turn action mode (rummienv.rummikub.whole_turns), two whole plays beside
+    the per-piece actions and what they would lay down in the observation"""
 
     # ------------------------------------------------------------- PPO proper
     num_envs: int = _knob(64, lo=1)
@@ -205,6 +208,8 @@ def _check_consistency(config: TrainConfig) -> None:
         make_rules(config.game, config.rules or None)
     except ValueError as exc:
         raise ConfigError(f"config field 'rules': {exc}") from None
+    if config.whole_turns and config.game == "rummy500":
+        raise ConfigError("config field 'whole_turns' is a Rummikub action mode; Rummy 500 has none")
     if config.batch_size < config.num_minibatches:
         raise ConfigError(
             f"config field 'num_minibatches' ({config.num_minibatches}) exceeds the batch "

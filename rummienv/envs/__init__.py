@@ -31,7 +31,7 @@ def __getattr__(name: str) -> Any:
 def aec_env(game: str, **kwargs: Any) -> Any:
     """The PettingZoo AEC env of ``game`` ("rummikub", "rummikub_cards" or "rummy500").
 
-    Keyword arguments: ``num_players``, ``rules``, ``reward``, ``whole_game``,
+    Keyword arguments: ``num_players``, ``rules``, ``reward``, ``whole_game``, ``whole_turns``,
     ``render_mode``, as for the Gymnasium envs. PettingZoo is an optional extra.
     """
     try:

@@ -45,9 +45,10 @@ class RummyAECEnv(AECEnv):
         reward: str = "score",
         whole_game: bool = False,
         render_mode: str | None = None,
+        whole_turns: bool = False,
     ) -> None:
         super().__init__()
-        self.adapter = make_adapter(game, num_players, rules, whole_game)
+        self.adapter = make_adapter(game, num_players, rules, whole_game, whole_turns)
         self.metadata = {**self.metadata, "name": f"{game}_v0"}
         self.reward_mode = check_choice("reward", reward, REWARDS)
         self.render_mode = check_choice("render_mode", render_mode, (None, *RENDER_MODES))

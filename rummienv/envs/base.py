@@ -56,8 +56,9 @@ class RummyEnv(gym.Env[Observation, int]):
         reward: str = "score",
         whole_game: bool = False,
         render_mode: str | None = None,
+        whole_turns: bool = False,
     ) -> None:
-        self.adapter = make_adapter(self.game_name, num_players, rules, whole_game)
+        self.adapter = make_adapter(self.game_name, num_players, rules, whole_game, whole_turns)
         self.num_players = self.adapter.num_players
         self.reward_mode = check_choice("reward", reward, REWARDS)
         self.render_mode = check_choice("render_mode", render_mode, (None, *RENDER_MODES))

@@ -97,21 +97,26 @@ class GameAdapter:
 
 
 class RummikubAdapter(GameAdapter):
-    def __init__(self, game: str, num_players: int, rules: RulesArg, whole_game: bool) -> None:
-        from rummienv.rummikub import RummikubGame, actions, observation
+    def __init__(self, game: str, num_players: int, rules: RulesArg, whole_game: bool, whole_turns: bool) -> None:
+        from rummienv.rummikub import RummikubGame, observation
+        from rummienv.rummikub import whole_turns as whole
         from rummienv.rummikub.state import full_set, rack_value
 
         super().__init__(game, num_players)
         self.rules = _rules(game, rules)
-        self.game = RummikubGame(self.rules, num_players, whole_game=whole_game)
+        kind = whole.WholeTurnGame if whole_turns else RummikubGame
+        self.game = kind(self.rules, num_players, whole_game=whole_game)
         self.title = "Rummikub" if game == "rummikub" else "Rummikub card edition"
-        self.num_actions = actions.NUM_ACTIONS
+        self.num_actions = self.game.num_actions
         self.score_scale = RUMMIKUB_POINTS_SCALE
-        self.observation_layout = observation.layout(num_players)
+        self.observation_layout = whole.layout(num_players) if whole_turns else observation.layout(num_players)
         pieces = full_set(self.rules)
         rounds = self.game.num_rounds if whole_game else 1
-        most = rounds * rack_value(pieces, self.rules.joker_penalty) / 200.0  # every piece's points, each round
+        points = rack_value(pieces, self.rules.joker_penalty)
+        most = rounds * points / 200.0  # every piece's points, each round
         self._wide_parts = {"rack_sizes": (0.0, int(pieces.sum()) / 30.0), "totals": (-most, most)}
+        if whole_turns:  # a play's pieces / 30 and points / 100 (whole_turns.features)
+            self._wide_parts |= {f"{play}_facts": (0.0, points / 100.0) for play in whole.PLAYS}
 
     def winners(self, state: State) -> list[int]:
         if self.game.whole_game:
@@ -158,14 +163,18 @@ class Rummy500Adapter(GameAdapter):
         return rummy500_frame(state.view(seat))
 
 
-def make_adapter(game: str, num_players: int, rules: RulesArg = None, whole_game: bool = False) -> GameAdapter:
+def make_adapter(game: str, num_players: int, rules: RulesArg = None, whole_game: bool = False,
+                 whole_turns: bool = False) -> GameAdapter:
     """Check the arguments every env shares and build the game they describe."""
     check_choice("game", game, GAMES)
     if isinstance(num_players, bool) or num_players not in (2, 3, 4):
         raise ValueError(f"num_players must be 2, 3 or 4, got {num_players!r}")
-    if not isinstance(whole_game, bool):
-        raise ValueError(f"whole_game must be True or False, got {whole_game!r}")
+    for name, value in (("whole_game", whole_game), ("whole_turns", whole_turns)):
+        if not isinstance(value, bool):
+            raise ValueError(f"{name} must be True or False, got {value!r}")
     num_players = int(num_players)
     if game == "rummy500":
+        if whole_turns:
+            raise ValueError("whole_turns is an action mode of the Rummikub games; Rummy 500 has none")
         return Rummy500Adapter(num_players, rules, whole_game)
-    return RummikubAdapter(game, num_players, rules, whole_game)
+    return RummikubAdapter(game, num_players, rules, whole_game, whole_turns)

@@ -84,6 +84,10 @@ class RummikubEnv(RummyEnv):
     - ``reward``: ``"score"`` or ``"win"``.
     - ``whole_game``: play every round of a game (T11) as one episode.
     - ``render_mode``: ``"ansi"`` (returns the learner's view as text) or ``"human"`` (prints it).
+    - ``whole_turns``: the whole-turn action mode (``rummienv.rummikub.whole_turns``):
+      ``Discrete(110)``, whose actions 108 and 109 complete the staged pieces to the
+      play with the most pieces, or the most without spending the rack's jokers, and
+      commit it; the observation appends what each would lay down (``2 * 57`` floats).
 
     ## Version History
     - v0: initial version.
@@ -148,7 +152,7 @@ class RummikubCardsEnv(RummikubEnv):
     ## Arguments
     As ``Rummikub-v0``: ``num_players``, ``opponents``, ``seat``, ``rules``
     (overrides of the ``rummikub_cards`` preset), ``reward``, ``whole_game`` (K10),
-    ``render_mode``.
+    ``render_mode``, ``whole_turns``.
 
     ## Version History
     - v0: initial version.

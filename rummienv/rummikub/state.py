@@ -61,9 +61,15 @@ class RummikubGame:
         self.whole_game = whole_game
         self.num_rounds = rules.rounds or num_players  # T11/K10: one round per player by default
 
+    num_actions = A.NUM_ACTIONS
+    whole_turns = False  # the per-piece action mode; rummienv.rummikub.whole_turns adds whole plays
+
+    def _new_state(self) -> RummikubState:
+        return RummikubState(self)
+
     def new_initial_state(self, seed: int | None = None) -> RummikubState:
         seed = secrets.randbits(63) if seed is None else int(seed)
-        state = RummikubState(self)
+        state = self._new_state()
         state.seed = seed
         state._deal(0)
         return state
@@ -448,7 +454,7 @@ class RummikubState(State):
         return A.string_to_action(text)
 
     def clone(self) -> RummikubState:
-        new = object.__new__(RummikubState)
+        new = object.__new__(type(self))
         new.__dict__.update(self.__dict__)
         new.racks = self.racks.copy()
         new.table = self.table.copy()

@@ -52,6 +52,8 @@ def hand_size(rules: Rummy500Rules, num_players: int) -> int:
 class Rummy500Game:
     """Builds Rummy 500 states for one rules preset and table size."""
 
+    whole_turns = False  # a Rummy 500 turn is a few decisions already: there is no whole-turn action mode
+
     def __init__(self, rules: Rummy500Rules | dict[str, Any] | None = None, num_players: int = 2):
         if rules is None or isinstance(rules, dict):
             rules = make_rules("rummy500", rules)

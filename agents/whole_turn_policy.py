@@ -1,0 +1,103 @@
+"""A network trained in the whole-turn action mode, playing where only per-piece actions exist.
+
+Evaluation, the play command and the envs' opponents drive the per-piece game; a
+network trained with ``whole_turns`` expects the wider observation and mask
+(``rummienv.rummikub.whole_turns``). This agent works them out from the seat's
+view, exactly as the whole-turn state does, and when the network picks a whole
+play it lays that play down piece by piece and commits, asking the network
+nothing more that turn.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from agents.base import BaseAgent, View, first_legal
+from agents.ppo import PolicyAgent
+from agents.rummikub_bots import PLANS_KEPT, position_of
+from rummienv.rules import Rules, RummikubRules
+from rummienv.rummikub import actions as A
+from rummienv.rummikub import whole_turns
+from rummienv.rummikub.whole_turns import Plays
+from rummienv.tiles import counts_of
+
+
+class WholeTurnPolicy(BaseAgent):
+    """``policy`` (a whole-turn network) as a per-piece agent: it reads the view to build what the network saw."""
+
+    reads_view = True
+
+    def __init__(self, policy: PolicyAgent, rules: RummikubRules) -> None:
+        super().__init__()
+        self.policy, self.rules, self.name = policy, rules, policy.name
+        self.plans: dict[bytes, np.ndarray] = {}  # turn -> the whole play being laid down
+
+    def reseed(self, seed: int) -> None:
+        self.policy.generator.manual_seed(int(seed))
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        return int(self.act_batch(observation[None], action_mask[None], [self._require_view()])[0])
+
+    def widen(self, observation: np.ndarray, mask: np.ndarray, view: View) -> tuple[np.ndarray, np.ndarray, Plays]:
+        """What the whole-turn state would show this seat (observation, mask), and the plays behind them."""
+        pos = position_of(view, self.rules)
+        found = whole_turns.plays(pos.table, pos.rack, pos.staged, pos.solver_args, mask)
+        wide_obs = np.concatenate([observation, whole_turns.features(found, pos.rack, self.rules.joker_penalty)])
+        return wide_obs, whole_turns.widen(mask, found), found
+
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray,
+                  views: Sequence[View] | None = None) -> np.ndarray:
+        """Rows laying down a chosen whole play take its next piece; the others ask the network, in one batch."""
+        if views is None:
+            raise ValueError("WholeTurnPolicy reads the acting seat's view: pass views= to act_batch")
+        actions = np.empty(len(masks), dtype=np.int64)
+        asked: list[tuple[int, bytes, np.ndarray, Plays]] = []
+        wide_obs, wide_masks = [], []
+        for i, view in enumerate(views):
+            staged = counts_of(view["staged"])
+            turn = _turn_key(view)
+            plan = self.plans.get(turn)
+            if plan is not None and not (staged > plan).any():
+                actions[i] = self._lay(turn, plan, staged, masks[i])
+                continue
+            self.plans.pop(turn, None)
+            obs, mask, found = self.widen(observations[i], masks[i], view)
+            asked.append((i, turn, staged, found))
+            wide_obs.append(obs)
+            wide_masks.append(mask)
+        if asked:
+            chosen = self.policy.act_batch(np.stack(wide_obs), np.stack(wide_masks))
+            for (i, turn, staged, found), action in zip(asked, chosen, strict=True):
+                if action < A.NUM_ACTIONS:
+                    actions[i] = action
+                    continue
+                self.plans[turn] = found[action - A.NUM_ACTIONS]
+                if len(self.plans) > PLANS_KEPT:  # turns abandoned half-way are forgotten, oldest first
+                    del self.plans[next(iter(self.plans))]
+                actions[i] = self._lay(turn, self.plans[turn], staged, masks[i])
+        return actions
+
+    def _lay(self, turn: bytes, plan: np.ndarray, staged: np.ndarray, mask: np.ndarray) -> int:
+        """The next piece of ``plan`` to stage, or COMMIT (ending the plan) once all of it is staged."""
+        action = first_legal(mask, np.flatnonzero(plan > staged) + A.PLACE)
+        if action is not None:
+            return action
+        del self.plans[turn]
+        return A.COMMIT
+
+
+def _turn_key(view: View) -> bytes:
+    """A turn in progress: the table and the seat's rack (staged pieces included) do not change while it stages."""
+    return (np.asarray(view["table"]).tobytes() + counts_of(view["rack"]).tobytes()
+            + np.asarray(view["fixed_jokers"]).tobytes())
+
+
+def per_piece_agent(policy: PolicyAgent, rules: Rules, whole_turns: bool) -> PolicyAgent | WholeTurnPolicy:
+    """A network as an agent of the per-piece games every driver plays: wrapped if it was trained for whole turns."""
+    if not whole_turns:
+        return policy
+    if not isinstance(rules, RummikubRules):
+        raise ValueError(f"a whole-turn network plays Rummikub only, not {rules.game!r}")
+    return WholeTurnPolicy(policy, rules)

@@ -1,0 +1,81 @@
+"""The shipped trained agents: the name ``ppo``, exporting a run into one, and the results table made from them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import gymnasium as gym
+import numpy as np
+import pytest
+import torch
+
+import rummienv  # noqa: F401  (registers the envs)
+from agents import results, trained
+from agents.checkpoint import load_checkpoint, save_checkpoint
+from agents.evaluate import evaluate
+from agents.ppo import ActorCritic
+from agents.registry import make_agent
+from agents.whole_turn_policy import WholeTurnPolicy
+from rummienv.rummikub import whole_turns as W
+
+
+def run_checkpoint(path: Path, game: str = "rummikub", players: int = 2, whole: bool = True) -> Path:
+    """A run's checkpoint as train.py writes it, with an untrained network."""
+    torch.manual_seed(0)
+    net = ActorCritic(W.size(players), W.NUM_ACTIONS) if whole else ActorCritic(182, 108)
+    save_checkpoint(path, {"config": {"game": game, "num_players": players, "whole_turns": whole},
+                           "model": net.state_dict(), "model_shape": net.shape, "global_step": 1234,
+                           "optimizer": {}, "wall_seconds": 600.0})
+    return path
+
+
+@pytest.fixture
+def shelf(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An empty folder of shipped agents in place of the project's."""
+    folder = tmp_path / "trained"
+    folder.mkdir()
+    monkeypatch.setattr(trained, "TRAINED_DIR", folder)
+    return folder
+
+
+def test_an_exported_run_is_the_agent_named_ppo(tmp_path: Path, shelf: Path) -> None:
+    target = trained.export(run_checkpoint(tmp_path / "checkpoint.pt"), "python train.py --config x.yaml")
+    assert target == shelf / "rummikub_2p.pt"
+    assert not {"optimizer", "wall_seconds"} & set(load_checkpoint(target))  # what playing needs, and the facts
+    agent = make_agent("ppo", "rummikub", 2, seed=1)
+    assert isinstance(agent, WholeTurnPolicy) and agent.name == "ppo"
+    facts = trained.training_facts(target)
+    assert facts["command"] == "python train.py --config x.yaml" and facts["minutes"] == 10.0
+    assert facts["steps"] == 1234 and "cores" in facts["machine"]
+    env = gym.make("rummienv/Rummikub-v0", opponents=["ppo"])
+    obs, _ = env.reset(seed=3)
+    obs, *_ = env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+
+
+def test_ppo_where_none_ships_names_the_ones_that_do(tmp_path: Path, shelf: Path) -> None:
+    trained.export(run_checkpoint(tmp_path / "c.pt"), "make train")
+    with pytest.raises(ValueError, match="no trained agent ships for rummikub with 3 players; .*rummikub_2p"):
+        make_agent("ppo", "rummikub", 3)
+
+
+def test_the_results_table_is_made_again_the_same(tmp_path: Path, shelf: Path) -> None:
+    trained.export(run_checkpoint(tmp_path / "c.pt"), "make train")
+    first, again = (results.markdown(results.measure("rummikub_2p", 2, progress=False)) for _ in range(2))
+    assert first == again
+    rows = first.splitlines()[4:]
+    assert [row.split(" | ")[1] for row in rows] == ["max_tiles", "hold_back"]
+    assert "10 min, 1,234 steps" in rows[0] and "`make train`" in rows[0]
+
+
+def test_a_full_table_is_ranked_among_the_baselines() -> None:
+    assert results.matches("rummikub", 4) == [["ppo", "greedy", "max_tiles", "hold_back"]]
+    assert results.matches("rummy500", 2) == [["ppo", "value"], ["ppo", "value_hold"]]
+
+
+@pytest.mark.parametrize("stem", trained.shipped())
+def test_each_shipped_agent_plays_its_game(stem: str) -> None:
+    game, players = stem.rsplit("_", 1)
+    num_players = int(players.rstrip("p"))
+    report = evaluate(game, ["ppo"] + ["max_tiles" if game != "rummy500" else "value"] * (num_players - 1),
+                      num_players, 1, seed=1, progress=False)
+    assert report["agents"]["ppo"]["games"] >= 1
