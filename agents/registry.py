@@ -13,7 +13,7 @@ from typing import Any
 
 from agents.base import Agent
 from agents.random_agent import RandomAgent
-from agents.rummikub_bots import GreedyAgent, HoldBackAgent, MaxTilesAgent
+from agents.rummikub_bots import GreedyAgent, HoardAgent, HoldBackAgent, MaxTilesAgent
 from agents.rummy500_bots import GreedyAgent as Rummy500Greedy
 from agents.rummy500_bots import ValueAgent
 from rummienv.rules import Rules, make_rules
@@ -25,6 +25,7 @@ _RUMMIKUB: dict[str, Factory] = {
     "greedy": lambda rules, seed: GreedyAgent(seed),
     "max_tiles": lambda rules, seed: MaxTilesAgent(rules, seed),
     "hold_back": lambda rules, seed: HoldBackAgent(rules, seed),
+    "hoard": lambda rules, seed: HoardAgent(rules, seed),
 }
 BASELINES: dict[str, dict[str, Factory]] = {
     "rummikub": _RUMMIKUB,

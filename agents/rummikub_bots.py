@@ -158,3 +158,23 @@ class HoldBackAgent(PlanningAgent):
         if kept is not None:
             return kept
         return most if not view["opened"] or view["pool_size"] == 0 else None
+
+
+class HoardAgent(PlanningAgent):
+    """Opens as soon as it can, then draws until its whole rack goes out in one play.
+
+    Per-turn players lay what they can and leave the table to the others; this bot
+    keeps its pieces back instead. The table stays small, so a per-turn player
+    finds little to add to and stalls, while the hoarder's growing rack, laid out
+    anew with the whole table, can soon go out at once. Against ``max_tiles`` and
+    ``hold_back`` at two seats it wins nearly every round (docs/results.md). It
+    plays the most pieces it can when the pool is empty, since it may not draw then.
+    """
+
+    def choose(self, pos: Position, view: View) -> np.ndarray | None:
+        best = solver.best_play(pos.table, pos.rack, pos.staged, **pos.solver_args)
+        if best is None:
+            return None
+        play = best.play.astype(np.int64)
+        goes_out = play.sum() == pos.rack.sum()
+        return play if goes_out or not view["opened"] or view["pool_size"] == 0 else None

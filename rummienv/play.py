@@ -314,7 +314,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m rummienv.play", description=__doc__.split("\n\n")[0],
                                      epilog=text.RULES_NOTE)
     parser.add_argument("--game", choices=GAMES, default="rummikub")
-    parser.add_argument("--opponents", nargs="+", help="bot names or checkpoints, one per other seat "
+    parser.add_argument("--opponents", nargs="+", help="bot names, ppo (the trained agent that ships) or "
+                        "checkpoints, one per other seat "
                         "(default: one greedy bot)")
     parser.add_argument("--seat", type=int, default=0, help="your seat (0 = first in the deal's order)")
     parser.add_argument("--seed", type=int, default=None, help="deal seed (default: random)")

@@ -57,7 +57,7 @@ def test_rummy500_baselines_play_legal_moves(name, players):
 
 
 @pytest.mark.parametrize("game_name", ["rummikub", "rummikub_cards"])
-@pytest.mark.parametrize("name", ["greedy", "max_tiles", "hold_back"])
+@pytest.mark.parametrize("name", ["greedy", "max_tiles", "hold_back", "hoard"])
 def test_rummikub_baselines_play_legal_moves_without_jokers(name, game_name):
     """Jokers are nearly all of the solver's cost, so most games leave them out."""
     rules = make_rules(game_name, {"jokers": 0})
@@ -184,7 +184,7 @@ def test_make_agent_passes_agent_objects_through_and_accepts_games_and_rules():
     assert make_agent(agent, "rummikub", 2) is agent
     assert isinstance(make_agent("greedy", RummikubGame("rummikub_cards", 3), 3), BaseAgent)
     assert isinstance(make_agent("value", make_rules("rummy500"), 2), BaseAgent)
-    assert baseline_names("rummikub") == ["random", "greedy", "max_tiles", "hold_back"]
+    assert baseline_names("rummikub") == ["random", "greedy", "max_tiles", "hold_back", "hoard"]
     assert baseline_names("rummy500") == ["random", "greedy", "value", "value_hold"]
 
 
@@ -207,3 +207,17 @@ def test_hold_back_keeps_its_joker_unless_it_goes_out():
     assert _rummikub_turn("max_tiles", rack)[-1] == "COMMIT"
     assert _rummikub_turn("hold_back", rack) == ["DRAW"]
     assert _rummikub_turn("hold_back", ["k1", "k2", "J"])[-1] == "COMMIT"
+
+
+def test_hoard_opens_at_once_then_draws_until_its_rack_goes_out_in_one_play():
+    from rummienv.rummikub import load_state
+
+    unopened = {"game": "rummikub", "racks": [["k10", "b10", "o10", "r2"], ["b1", "b5"]], "table": [],
+                "opened": [False, True], "current_player": 0}
+    state = load_state(unopened)
+    agent = make_agent("hoard", "rummikub", 2)
+    while state.current_player == 0:
+        state.apply_action(decide(agent, state))
+    assert state.opened[0] and state.racks[0].sum() == 1  # opened with the 30 points it had
+    assert _rummikub_turn("hoard", ["k1", "k2", "k3", "r5"]) == ["DRAW"]  # k1-k3 could go down: it keeps them
+    assert _rummikub_turn("hoard", ["k1", "k2", "k3", "o10"])[-1] == "COMMIT"  # o10 joins o7-o9: it goes out

@@ -60,15 +60,15 @@ def test_ppo_where_none_ships_names_the_ones_that_do(tmp_path: Path, shelf: Path
 
 def test_the_results_table_is_made_again_the_same(tmp_path: Path, shelf: Path) -> None:
     trained.export(run_checkpoint(tmp_path / "c.pt"), "make train")
-    first, again = (results.markdown(results.measure("rummikub_2p", 2, progress=False)) for _ in range(2))
+    first, again = (results.markdown(results.measure("rummikub_2p", 1, progress=False)) for _ in range(2))
     assert first == again
     rows = first.splitlines()[4:]
-    assert [row.split(" | ")[1] for row in rows] == ["max_tiles", "hold_back"]
+    assert [row.split(" | ")[1] for row in rows] == ["max_tiles", "hold_back", "hoard"]
     assert "10 min, 1,234 steps" in rows[0] and "`make train`" in rows[0]
 
 
 def test_a_full_table_is_ranked_among_the_baselines() -> None:
-    assert results.matches("rummikub", 4) == [["ppo", "greedy", "max_tiles", "hold_back"]]
+    assert results.matches("rummikub", 4) == [["ppo", "max_tiles", "hold_back", "hoard"]]
     assert results.matches("rummy500", 2) == [["ppo", "value"], ["ppo", "value_hold"]]
 
 
@@ -79,3 +79,15 @@ def test_each_shipped_agent_plays_its_game(stem: str) -> None:
     report = evaluate(game, ["ppo"] + ["max_tiles" if game != "rummy500" else "value"] * (num_players - 1),
                       num_players, 1, seed=1, progress=False)
     assert report["agents"]["ppo"]["games"] >= 1
+
+
+@pytest.mark.skipif("rummikub_2p" not in trained.shipped(), reason="no trained Rummikub agent ships")
+def test_a_person_plays_the_shipped_agent() -> None:
+    import subprocess
+    import sys
+
+    run = subprocess.run([sys.executable, "-m", "rummienv.play", "--game", "rummikub", "--opponents", "ppo",
+                          "--seed", "3", "--clock", "off"], input="auto\n" * 300, capture_output=True, text=True,
+                         timeout=300)
+    assert run.returncode == 0, run.stderr
+    assert "seat 1 (ppo):" in run.stdout and "game over" in run.stdout
