@@ -54,14 +54,17 @@ def measure(stem: str, deals: int, progress: bool) -> list[dict[str, Any]]:
 
 
 def markdown(rows: list[dict[str, Any]]) -> str:
+    """Two tables: the results, then how each agent was trained."""
     lines = [f"Duplicate deals, seed {RESULTS_SEED}; win rate with its 95% interval (even: 1 / players).", "",
-             "| agent | against | deals | win rate | 95% interval | Elo rank | trained | command |",
-             "|---|---|---|---|---|---|---|---|"]
+             "| agent | against | deals | win rate | 95% interval | Elo rank |", "|---|---|---|---|---|---|"]
     for row in rows:
         lo, hi = row["win_ci"]
-        trained = f"{row['minutes']:.0f} min, {row['steps']:,} steps, {row['machine']}, {row['date']}"
         lines.append(f"| {row['agent']} | {row['against']} | {row['deals']:,} | {row['win_rate']:.3f} | "
-                     f"[{lo:.3f}, {hi:.3f}] | {row['rank'] or '-'} | {trained} | `{row['command']}` |")
+                     f"[{lo:.3f}, {hi:.3f}] | {row['rank'] or '-'} |")
+    lines += ["", "| agent | trained | steps | machine | date | command |", "|---|---|---|---|---|---|"]
+    for row in {row["agent"]: row for row in rows}.values():
+        lines.append(f"| {row['agent']} | {row['minutes']:.0f} min | {row['steps']:,} | {row['machine']} | "
+                     f"{row['date']} | `{row['command']}` |")
     return "\n".join(lines)
 
 
