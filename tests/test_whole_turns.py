@@ -17,7 +17,7 @@ from agents.registry import make_agent
 from agents.whole_turn_policy import WholeTurnPolicy
 from rummienv.errors import IllegalActionError
 from rummienv.rules import make_rules
-from rummienv.rummikub import RummikubGame
+from rummienv.rummikub import RummikubGame, observation
 from rummienv.rummikub import actions as A
 from rummienv.rummikub import whole_turns as W
 from rummienv.tiles import JOKER
@@ -75,7 +75,7 @@ def test_whole_plays_are_offered_exactly_when_a_play_exists_and_lay_what_the_obs
         if state.is_terminal():
             assert not mask.any()
             continue
-        plain = RummikubState_mask(state)
+        plain = per_piece_mask(state)
         assert np.array_equal(mask[:A.NUM_ACTIONS], plain)
         assert mask[W.MAX_PLAY] == plain[A.PLACE:A.COMMIT + 1].any()
         obs = state.observation(state.current_player)
@@ -92,21 +92,16 @@ def test_whole_plays_are_offered_exactly_when_a_play_exists_and_lay_what_the_obs
                 assert after.history[len(state.history):] == [*(A.PLACE + t for t in np.repeat(
                     np.arange(53), np.maximum(laid - state.staged, 0))), A.COMMIT]
         other = (state.current_player + 1) % state.num_players
-        assert not state.observation(other)[observation_size(state):].any()  # another seat's plays are not known
+        hidden = state.observation(other)[observation.size(state.num_players):]
+        assert not hidden.any()  # another seat's plays are not known
 
 
-def RummikubState_mask(state) -> np.ndarray:
+def per_piece_mask(state) -> np.ndarray:
     """The per-piece mask of the same position, from a per-piece state replayed to it."""
     plain = RummikubGame(state.rules, state.num_players).new_initial_state(state.seed)
     for action in state.history:
         plain.apply_action(action)
     return plain.legal_action_mask()
-
-
-def observation_size(state) -> int:
-    from rummienv.rummikub import observation
-
-    return observation.size(state.num_players)
 
 
 def test_a_whole_turn_game_replays_move_for_move_in_the_per_piece_mode():
@@ -166,8 +161,9 @@ def test_a_whole_turn_network_sees_in_the_per_piece_game_what_the_whole_turn_sta
         if state.is_terminal():
             continue
         seat = state.current_player
-        plain = RummikubState_mask(state)
-        obs, mask, _ = agent.widen(state.observation(seat)[:observation_size(state)], plain, state.view(seat))
+        plain = per_piece_mask(state)
+        own = state.observation(seat)[:observation.size(state.num_players)]
+        obs, mask, _ = agent.widen(own, plain, state.view(seat))
         assert np.array_equal(obs, state.observation(seat)) and np.array_equal(mask, state.legal_action_mask())
         seen += 1
     assert seen > 100

@@ -48,6 +48,9 @@ def rack_value(rack: np.ndarray, joker_penalty: int) -> int:
 class RummikubGame:
     """Factory of states for one preset and player count (OpenSpiel's Game)."""
 
+    num_actions = A.NUM_ACTIONS
+    whole_turns = False  # the per-piece action mode; rummienv.rummikub.whole_turns adds whole plays
+
     def __init__(self, rules: RummikubRules | str | None = None, num_players: int = 2,
                  whole_game: bool = False) -> None:
         if rules is None or isinstance(rules, str):
@@ -60,9 +63,6 @@ class RummikubGame:
         self.num_players = num_players
         self.whole_game = whole_game
         self.num_rounds = rules.rounds or num_players  # T11/K10: one round per player by default
-
-    num_actions = A.NUM_ACTIONS
-    whole_turns = False  # the per-piece action mode; rummienv.rummikub.whole_turns adds whole plays
 
     def _new_state(self) -> RummikubState:
         return RummikubState(self)
