@@ -50,7 +50,7 @@ def load_shipped(rules: Rules, num_players: int, seed: int | None) -> Any:
 def training_facts(path: Path) -> dict[str, Any]:
     """How a shipped agent was trained: command, minutes, steps, machine, date."""
     data = load_checkpoint(path)
-    return {**data["trained"], "steps": int(data["global_step"]), "config": data["config"]}
+    return {**data["trained"], "steps": int(data["global_step"])}
 
 
 def export(checkpoint: Path, command: str) -> Path:
