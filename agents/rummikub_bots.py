@@ -106,7 +106,7 @@ class PlanningAgent(BaseAgent):
         plays many games in turn one step at a time (self-play and the warm start
         batch them) plays each game as if it had the bot to itself.
         """
-        turn = pos.table.tobytes() + pos.rack.tobytes() + np.asarray(view["fixed_jokers"]).tobytes()
+        turn = turn_key(pos, view)
         kept = self.plans.get(turn)
         if kept is None or not _leads_to(kept, pos.staged):
             kept = self.plans[turn] = (pos.staged.copy(), self.choose(pos, view))
@@ -118,13 +118,23 @@ class PlanningAgent(BaseAgent):
         view = self._require_view()
         pos = position_of(view, self.rules)
         turn, plan = self._plan(pos, view)
-        action = None if plan is None else first_legal(action_mask, np.flatnonzero(plan > pos.staged) + A.PLACE)
+        action = None if plan is None else next_piece(plan, pos.staged, action_mask)
         if action is not None:
             return action
         del self.plans[turn]  # the turn ends: the plan is all staged, or there is none, or it no longer fits
         if plan is not None and not (plan > pos.staged).any() and action_mask[A.COMMIT]:
             return A.COMMIT
         return end_turn(action_mask)
+
+
+def turn_key(pos: Position, view: View) -> bytes:
+    """A turn in progress: the table and the rack (staged pieces included) do not change while it stages."""
+    return pos.table.tobytes() + pos.rack.tobytes() + np.asarray(view["fixed_jokers"]).tobytes()
+
+
+def next_piece(plan: np.ndarray, staged: np.ndarray, mask: np.ndarray) -> int | None:
+    """The next piece of ``plan`` to stage, or None once all of it is staged."""
+    return first_legal(mask, np.flatnonzero(plan > staged) + A.PLACE)
 
 
 def _leads_to(kept: tuple[np.ndarray, np.ndarray | None], staged: np.ndarray) -> bool:
@@ -160,7 +170,7 @@ class HoldBackAgent(PlanningAgent):
         return most if not view["opened"] or view["pool_size"] == 0 else None
 
 
-class HoardAgent(PlanningAgent):
+class HoardAgent(MaxTilesAgent):
     """Opens as soon as it can, then draws until its whole rack goes out in one play.
 
     Per-turn players lay what they can and leave the table to the others; this bot
@@ -172,9 +182,8 @@ class HoardAgent(PlanningAgent):
     """
 
     def choose(self, pos: Position, view: View) -> np.ndarray | None:
-        best = solver.best_play(pos.table, pos.rack, pos.staged, **pos.solver_args)
-        if best is None:
+        play = super().choose(pos, view)
+        if play is None:
             return None
-        play = best.play.astype(np.int64)
         goes_out = play.sum() == pos.rack.sum()
         return play if goes_out or not view["opened"] or view["pool_size"] == 0 else None

@@ -14,14 +14,13 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from agents.base import BaseAgent, View, first_legal
+from agents.base import BaseAgent, View
 from agents.ppo import PolicyAgent
-from agents.rummikub_bots import PLANS_KEPT, position_of
+from agents.rummikub_bots import PLANS_KEPT, Position, next_piece, position_of, turn_key
 from rummienv.rules import Rules, RummikubRules
 from rummienv.rummikub import actions as A
 from rummienv.rummikub import whole_turns
 from rummienv.rummikub.whole_turns import Plays
-from rummienv.tiles import counts_of
 
 
 class WholeTurnPolicy(BaseAgent):
@@ -42,7 +41,9 @@ class WholeTurnPolicy(BaseAgent):
 
     def widen(self, observation: np.ndarray, mask: np.ndarray, view: View) -> tuple[np.ndarray, np.ndarray, Plays]:
         """What the whole-turn state would show this seat (observation, mask), and the plays behind them."""
-        pos = position_of(view, self.rules)
+        return self._widen(observation, mask, position_of(view, self.rules))
+
+    def _widen(self, observation: np.ndarray, mask: np.ndarray, pos: Position) -> tuple[np.ndarray, np.ndarray, Plays]:
         found = whole_turns.plays(pos.table, pos.rack, pos.staged, pos.solver_args, mask)
         wide_obs = np.concatenate([observation, whole_turns.features(found, pos.rack, self.rules.joker_penalty)])
         return wide_obs, whole_turns.widen(mask, found), found
@@ -56,14 +57,14 @@ class WholeTurnPolicy(BaseAgent):
         asked: list[tuple[int, bytes, np.ndarray, Plays]] = []
         wide_obs, wide_masks = [], []
         for i, view in enumerate(views):
-            staged = counts_of(view["staged"])
-            turn = _turn_key(view)
+            pos = position_of(view, self.rules)
+            staged, turn = pos.staged, turn_key(pos, view)
             plan = self.plans.get(turn)
             if plan is not None and not (staged > plan).any():
                 actions[i] = self._lay(turn, plan, staged, masks[i])
                 continue
             self.plans.pop(turn, None)
-            obs, mask, found = self.widen(observations[i], masks[i], view)
+            obs, mask, found = self._widen(observations[i], masks[i], pos)
             asked.append((i, turn, staged, found))
             wide_obs.append(obs)
             wide_masks.append(mask)
@@ -81,17 +82,11 @@ class WholeTurnPolicy(BaseAgent):
 
     def _lay(self, turn: bytes, plan: np.ndarray, staged: np.ndarray, mask: np.ndarray) -> int:
         """The next piece of ``plan`` to stage, or COMMIT (ending the plan) once all of it is staged."""
-        action = first_legal(mask, np.flatnonzero(plan > staged) + A.PLACE)
+        action = next_piece(plan, staged, mask)
         if action is not None:
             return action
         del self.plans[turn]
         return A.COMMIT
-
-
-def _turn_key(view: View) -> bytes:
-    """A turn in progress: the table and the seat's rack (staged pieces included) do not change while it stages."""
-    return (np.asarray(view["table"]).tobytes() + counts_of(view["rack"]).tobytes()
-            + np.asarray(view["fixed_jokers"]).tobytes())
 
 
 def per_piece_agent(policy: PolicyAgent, rules: Rules, whole_turns: bool) -> PolicyAgent | WholeTurnPolicy:

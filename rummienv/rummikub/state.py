@@ -254,6 +254,10 @@ class RummikubState(State):
             self.apply_action(A.DRAW)
             return
         self._check_play(counts)
+        self._lay_play(counts)
+
+    def _lay_play(self, counts: np.ndarray) -> None:
+        """Lay down a play known to be legal, written in the history as its PLACEs and COMMIT."""
         self.history += [A.PLACE + t for t in tiles_of(counts - self.staged)]
         self.history.append(A.COMMIT)
         self.staged[:] = counts

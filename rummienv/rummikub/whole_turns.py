@@ -151,7 +151,7 @@ class WholeTurnState(RummikubState):
     def apply_action(self, action: int) -> None:
         if isinstance(action, (int, np.integer)) and action >= A.NUM_ACTIONS:
             self.check_legal(action)
-            self.apply_play(self._found()[1][int(action) - A.NUM_ACTIONS])
+            self._lay_play(self._found()[1][int(action) - A.NUM_ACTIONS])  # the solver's play: legal as found
             return
         super().apply_action(action)
 
