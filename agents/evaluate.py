@@ -13,7 +13,6 @@ seat's observation, mask and view (``agents.base.make_move``).
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import sys
 from collections.abc import Callable, Sequence
@@ -27,10 +26,11 @@ from tqdm import tqdm
 from agents.base import Agent, make_move
 from agents.registry import make_agent, rules_of
 from agents.stats import bootstrap_mean, ratings, wilson
-from rummienv import replay
-from rummienv.core import State
+from rummienv import games, replay
+from rummienv.core import Game, State
 from rummienv.errors import IllegalActionError
-from rummienv.rules import RummikubRules, make_rules
+from rummienv.outcome import shares, top_seats
+from rummienv.rules import make_rules
 
 
 def lineups(num_agents: int, players: int) -> list[tuple[int, ...]]:
@@ -59,14 +59,9 @@ def labels_of(specs: Sequence[Any]) -> list[str]:
     return labels
 
 
-def new_game(rules: Any, players: int, whole_game: bool = False) -> Any:
-    if isinstance(rules, RummikubRules):
-        from rummienv.rummikub import RummikubGame
-
-        return RummikubGame(rules, players, whole_game=whole_game)
-    from rummienv.rummy500 import Rummy500Game
-
-    return Rummy500Game(dataclasses.replace(rules, whole_game=True) if whole_game else rules, players)
+def new_game(rules: Any, players: int, whole_game: bool = False) -> Game:
+    """The Game a rules object is for, at ``players`` seats (``rummienv.games.make_game``)."""
+    return games.make_game(rules.game, players, rules, whole_game)
 
 
 def play_game(game: Any, seats: Sequence[Agent], seed: int, labels: Sequence[str] | None = None) -> State:
@@ -123,24 +118,28 @@ def evaluate(game: Any, agents: Sequence[Any], num_players: int, games: int, see
                 state = play_game(engine, seats, int(deal_seed), seat_labels)
                 if replays is not None:
                     replay.write(Path(replays) / f"deal{deal:05d}-lineup{k:02d}.json", state, seat_labels)
-                records.append({"deal": deal, "seats": seat_labels, "scores": [float(x) for x in state.scores()]})
+                records.append({"deal": deal, "seats": seat_labels, "scores": [float(x) for x in state.scores()],
+                                "winners": state.winners()})
                 bar.update()
     return summarise(records, labels, game_rules.game, num_players, seed, resamples)
 
 
 def summarise(records: list[dict[str, Any]], labels: Sequence[str], game: str, players: int, seed: int,
               resamples: int = 2000) -> dict[str, Any]:
-    """Per agent: games, wins (a shared top score is a shared win), win rate, mean score, intervals."""
+    """Per agent: games, wins (each game's share of the win, ``rummienv.outcome``), win rate, mean score, intervals.
+
+    A record's winners are its game's (``State.winners``); records written without them count the top scores.
+    """
     deals = 1 + max((r["deal"] for r in records), default=-1)
     wins = dict.fromkeys(labels, 0.0)
     played = dict.fromkeys(labels, 0)
     per_deal = {lab: [[] for _ in range(deals)] for lab in labels}
     for record in records:
         scores = record["scores"]
-        top = [s for s, x in enumerate(scores) if x == max(scores)]
+        won = shares(record["winners"] if "winners" in record else top_seats(scores), len(scores))
         for seat, (label, score) in enumerate(zip(record["seats"], scores, strict=True)):
             played[label] += 1
-            wins[label] += 1.0 / len(top) if seat in top else 0.0
+            wins[label] += float(won[seat])
             per_deal[label][record["deal"]].append(score)
     summary = {}
     for label in labels:
@@ -244,7 +243,7 @@ def check_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m agents.evaluate", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--game", required=True, choices=["rummikub", "rummikub_cards", "rummy500"])
+    parser.add_argument("--game", required=True, choices=games.names())
     parser.add_argument("--players", type=whole_number(2, 4), default=2, help="seats at the table, 2 to 4")
     parser.add_argument("--agents", nargs="+", required=True, help="baseline names or checkpoint paths")
     parser.add_argument("--games", type=whole_number(1), default=100, help="deals; each is played once per lineup")

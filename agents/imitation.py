@@ -17,7 +17,8 @@ from torch import nn
 
 from agents.base import decide
 from agents.ppo import ActorCritic, masked_logits
-from agents.selfplay import act_batch, derive_seed, seat_rewards
+from agents.selfplay import act_batch, derive_seed
+from rummienv.outcome import rewards
 
 # Games recorded side by side (fewer for a small recording: every game under way is finished).
 PARALLEL_GAMES = 32
@@ -50,7 +51,7 @@ def record_teacher(game: Any, game_name: str, teacher: str, num_steps: int, rewa
             games[k].apply_action(int(a))
             if not games[k].is_terminal():
                 continue
-            final = seat_rewards(games[k], reward, game_name)
+            final = rewards(game, games[k], reward)
             records += [(o_, m_, a_, float(final[p_])) for o_, m_, a_, p_ in trails[k]]
             trails[k] = []
             games[k] = None

@@ -26,54 +26,25 @@ import torch
 
 from agents.base import play_whole, reads_view
 from agents.ppo import ActorCritic, PolicyAgent
-from rummienv.core import State
+from rummienv import games
+from rummienv.core import Game, State
+from rummienv.outcome import rewards, win_shares
 
 LATEST = "latest"
-# Points per unit of reward in 'score' mode: a round then lands in about [-1, 1].
-SCORE_SCALE = {"rummikub": 200.0, "rummikub_cards": 200.0, "rummy500": 100.0}
 # How fast an opponent's win statistics forget: about the last 50 games count.
 STATS_DECAY = 0.98
 # No opponent's weight falls below this share, so none is starved of games.
 MIN_WEIGHT = 0.02
 
 
-def make_game(name: str, num_players: int, rules: dict[str, Any] | None = None, whole_turns: bool = False) -> Any:
-    """The game object of the state-machine layer, from a config's plain values; ``whole_turns`` picks
-    Rummikub's whole-turn action mode."""
-    from rummienv.rules import make_rules
-
-    preset = make_rules(name, rules or None)
-    if name == "rummy500":
-        from rummienv.rummy500 import Rummy500Game
-
-        return Rummy500Game(preset, num_players)
-    if whole_turns:
-        from rummienv.rummikub.whole_turns import WholeTurnGame
-
-        return WholeTurnGame(preset, num_players)
-    from rummienv.rummikub import RummikubGame
-
-    return RummikubGame(preset, num_players)
+def make_game(name: str, num_players: int, rules: dict[str, Any] | None = None, whole_turns: bool = False) -> Game:
+    """The game object of the state-machine layer, from a config's plain values (``rummienv.games.make_game``)."""
+    return games.make_game(name, num_players, rules or None, whole_turns=whole_turns)
 
 
-def game_shape(game: Any) -> tuple[int, int]:
+def game_shape(game: Game) -> tuple[int, int]:
     """(observation size, number of actions) of a game at its table size."""
-    if hasattr(game, "observation_size"):
-        return game.observation_size, game.num_actions
-    from rummienv.rummikub import actions, observation
-
-    return observation.size(game.num_players), actions.NUM_ACTIONS
-
-
-def seat_rewards(state: State, mode: str, game_name: str) -> np.ndarray:
-    """Every seat's reward for a finished game: +1 sole winner / 0 shared / -1, or scaled points."""
-    scores = state.scores()
-    if mode == "score":
-        return scores / SCORE_SCALE[game_name]
-    winners = np.flatnonzero(scores == scores.max())
-    out = np.full(len(scores), -1.0)
-    out[winners] = 1.0 if len(winners) == 1 else 0.0
-    return out
+    return game.observation_size, game.num_actions
 
 
 def derive_seed(*parts: int) -> int:
@@ -108,10 +79,10 @@ def act_batch(agent: Any, states: list[State]) -> np.ndarray:
 class OpponentPool:
     """Baselines, past snapshots and the current network, drawn by how hard they are.
 
-    Each entry keeps decayed counts of the learner's results against it (1 win,
-    0.5 shared, 0 loss); its weight is ``(1 - win rate) ** power``. The current
-    network itself takes a fixed share of games, since its strength moves with
-    every update.
+    Each entry keeps decayed counts of the learner's results against it (its share
+    of the win: 1, 1/k shared among k, 0 lost; ``rummienv.outcome``); its weight
+    is ``(1 - win rate) ** power``. The current network itself takes a fixed share
+    of games, since its strength moves with every update.
     """
 
     def __init__(self, baselines: list[str], latest_prob: float, pool_size: int, power: float) -> None:
@@ -267,8 +238,8 @@ class SelfPlay:
             for i in waiting:
                 state = self.states[i]
                 if state.is_terminal():
-                    reward = float(seat_rewards(state, self.reward_mode, self.game_name)[self.seats[i]])
-                    result = 1.0 if reward > 0 else 0.5 if reward == 0 else 0.0
+                    reward = float(rewards(self.game, state, self.reward_mode)[self.seats[i]])
+                    result = float(win_shares(state)[self.seats[i]])
                     ended.append((i, reward))
                     self.finished.append((self.opponent[i], result))
                     self.pool.record(self.opponent[i], result)

@@ -63,12 +63,12 @@ from gymnasium.utils import seeding
 import rummienv
 from agents.base import Agent, make_move
 from agents.registry import baseline_names, make_agent
+from rummienv import games
 from rummienv.core import State
-from rummienv.envs.games import GAMES, make_adapter
+from rummienv.envs.games import make_adapter
 
-GYM_IDS = {"rummikub": "rummienv/Rummikub-v0", "rummikub_cards": "rummienv/RummikubCards-v0",
-           "rummy500": "rummienv/Rummy500-v0"}
 REPEATS = 3
+
 
 Run = Callable[[int], None]  # plays n steps from the seed
 
@@ -142,7 +142,7 @@ def gym_run(game: str, players: int, seed: int, actions: list[int], opponents: l
 
     ``opponents`` (one name per other seat) go to ``gym.make`` as they are; None is the env's random play.
     """
-    env = gym.make(GYM_IDS[game], num_players=players, opponents=opponents).unwrapped
+    env = gym.make(games.info(game).env_id, num_players=players, opponents=opponents).unwrapped
 
     def run(n: int) -> None:
         choices = np.random.default_rng(seed)
@@ -298,7 +298,7 @@ def _check_baselines(parser: argparse.ArgumentParser, names: list[str] | None, g
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=3.0, help="seconds of timed play per loop and cell")
-    parser.add_argument("--games", nargs="+", choices=GAMES, default=list(GAMES))
+    parser.add_argument("--games", nargs="+", choices=games.names(), default=list(games.names()))
     parser.add_argument("--players", nargs="+", type=int, choices=(2, 3, 4), default=[2, 3, 4])
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--opponents", nargs="+", metavar="NAME",

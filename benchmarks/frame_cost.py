@@ -14,13 +14,14 @@ import time
 
 import gymnasium as gym
 import numpy as np
-from env_throughput import GYM_IDS
+
+from rummienv import games
 
 
 def measure(game: str, players: int, steps: int, seed: int) -> tuple[float, float]:
     """(ms per step, ms per frame), each over the same ``steps`` steps."""
     opponents = None if game == "rummy500" else ["max_tiles"] * (players - 1)
-    env = gym.make(GYM_IDS[game], num_players=players, opponents=opponents, render_mode="rgb_array")
+    env = gym.make(games.info(game).env_id, num_players=players, opponents=opponents, render_mode="rgb_array")
     obs, _ = env.reset(seed=seed)
     env.render()  # the first frame draws the pieces' faces it will reuse
     rng = np.random.default_rng(seed)
@@ -40,7 +41,7 @@ def measure(game: str, players: int, steps: int, seed: int) -> tuple[float, floa
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--games", nargs="+", choices=list(GYM_IDS), default=list(GYM_IDS))
+    parser.add_argument("--games", nargs="+", choices=games.names(), default=list(games.names()))
     parser.add_argument("--players", nargs="+", type=int, choices=(2, 3, 4), default=[2])
     parser.add_argument("--steps", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=0)

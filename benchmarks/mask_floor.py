@@ -20,9 +20,11 @@ import json
 
 from env_throughput import gym_run, peer_rate, seconds
 
+from rummienv import games
+from rummienv.rules import RummikubRules
 from rummienv.rummikub import turn_memory
 
-GAMES = ("rummikub", "rummikub_cards")
+GAMES = games.played_with(RummikubRules)  # the games the solver plays
 
 
 def measure(game: str, players: int, steps: int, seed: int) -> dict:

@@ -15,13 +15,13 @@ import time
 
 import ray
 
-from rummienv.envs.games import GAMES
+from rummienv import games
 from rummienv.envs.rllib_env import ppo_config
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--game", choices=GAMES, default="rummy500")
+    parser.add_argument("--game", choices=games.names(), default="rummy500")
     parser.add_argument("--players", type=int, choices=(2, 3, 4), default=2)
     parser.add_argument("--iterations", type=int, default=20)
     parser.add_argument("--env-runners", type=int, default=2, help="processes playing games (0: the driver)")

@@ -22,13 +22,11 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from rummienv import games, replay
 from rummienv import play_text as text
-from rummienv import replay
+from rummienv.envs.opponents import decide, make_agent, make_move
 from rummienv.errors import IllegalActionError, NotationError
-from rummienv.rules import make_rules
-from rummienv.wording import counted
 
-GAMES = ("rummikub", "rummikub_cards", "rummy500")
 REMINDERS = (30.0, 10.0)  # seconds left on the turn clock at which the person is told so
 MAX_BOT_ACTIONS = 1000  # a bot that never ends its turn is a bug, not a long turn
 
@@ -88,8 +86,8 @@ def say(*lines: str) -> None:
 
 
 def deal_number(state: Any) -> int:
-    view = state.view(0)
-    return view["hand_number"] if view["game"] == "rummy500" else view["round"]
+    """Which round (or hand) of the game is being played."""
+    return text.display(state).deal_number(state.view(0))
 
 
 class Session:
@@ -99,6 +97,7 @@ class Session:
                  clock: float | None, reader: LineReader) -> None:
         self.state = state
         self.game = state.rules.game
+        self.display = text.display(state)
         self.human = human
         self.bots = bots
         self.names = names
@@ -120,7 +119,7 @@ class Session:
             else:
                 self.bot_turn()
             if not self.state.is_terminal() and deal_number(self.state) != deal:
-                say(f"--- next {'hand' if self.game == 'rummy500' else 'round'}; totals so far: "
+                say(f"--- next {games.of(self.game).deal}; totals so far: "
                     f"{self.totals()} ---")
         self.final_scores()
         return True
@@ -164,8 +163,8 @@ class Session:
         return True
 
     def _table_sets(self) -> list | None:
-        """The Rummikub table's sets as the person last saw them (None for Rummy 500, whose melds only grow)."""
-        return None if self.game == "rummy500" else list(self.state.table_sets)
+        """The table as the person last saw it, where the game marks what changed since (else None)."""
+        return self.display.table_sets(self.state)
 
     def _my_turn(self, deal: int) -> bool:
         """Still the person's turn: not over, their seat, and no new round dealt meanwhile."""
@@ -199,27 +198,15 @@ class Session:
         self.state = trial
         if self.state.is_terminal() or self.state.current_player != self.human:
             say(f"you: {text.describe_turn(self.game, self.state.history[self._turn_start:])}")
-        got = text.gained(before, self.state.view(self.human))
+        got = text.gained(self.game, before, self.state.view(self.human))
         if got != "-":
             say(f"you got: {got}")
 
     def time_out(self) -> None:
-        state = self.state
-        before = int(state.racks[self.human].sum())
-        view = state.view(self.human)
-        state.apply_timeout()
-        after = int(state.racks[self.human].sum())
-        rule = "K8" if state.rules.timeout_rule == "keep_valid" else "T12"
-        if after >= before:
-            change = f"you drew {after - before}: {text.gained(view, state.view(self.human))}"
-        else:
-            change = f"{counted(before - after, 'valid tile')} stayed on the table"
-        say(f"time is up ({self.clock:g} s, {rule}): {change}")
+        say(self.display.time_out(self.state, self.human, self.clock))
 
     def bot_turn(self) -> None:
         state, seat = self.state, self.state.current_player
-        from agents.base import decide
-
         deal, actions = deal_number(state), []
         while not state.is_terminal() and state.current_player == seat and deal_number(state) == deal:
             if len(actions) >= MAX_BOT_ACTIONS:
@@ -230,74 +217,42 @@ class Session:
         say(f"seat {seat} ({self.names[seat]}): {text.describe_turn(self.game, actions)}")
 
     def suggest(self) -> list[int]:
-        """What the strongest per-turn bot would do here, as seen from the person's seat."""
-        from agents.base import decide
-        from agents.registry import make_agent
-
-        if self.game == "rummy500":
-            return [decide(make_agent("value", self.state.rules, self.state.num_players), self.state)]
-        from agents.rummikub_bots import MaxTilesAgent, end_turn, position_of
-        from rummienv.rummikub import actions as RA
-        from rummienv.tiles import tiles_of
-
-        view = self.state.view(self.human)
-        pos = position_of(view, self.state.rules)
-        plan = MaxTilesAgent(self.state.rules).choose(pos, view)
-        if plan is None:
-            return [end_turn(self.state.legal_action_mask())]
-        return [RA.PLACE + t for t in tiles_of(plan - pos.staged)] + [RA.COMMIT]
+        """The actions of the game's hint bot's move, as seen from the person's seat, tried on a copy."""
+        trial = self.state.clone()
+        make_move(make_agent(self.display.HINT, trial.rules, trial.num_players), trial)
+        return list(trial.history[len(self.state.history):])
 
     def totals(self) -> str:
-        if self.game == "rummy500":
-            values = self.state.view(0)["scores"]
-        else:
-            values = self.state.totals
-        return ", ".join(f"{self.names[s]} {v}" for s, v in enumerate(values))
+        return ", ".join(f"{self.names[s]} {v}" for s, v in enumerate(self.display.totals(self.state)))
 
     def final_scores(self) -> None:
         state = self.state
-        scores = state.exact_scores() if hasattr(state, "exact_scores") else state.scores()
         say("", "game over. scores:")
-        for seat, score in enumerate(scores):
+        for seat, score in enumerate(state.scores()):
             say(f"  seat {seat} ({self.names[seat]}): {float(score):+g}")
-        best = max(scores)
-        say("winner: " + ", ".join(self.names[s] for s, x in enumerate(scores) if x == best))
+        say("winner: " + ", ".join(self.names[s] for s in state.winners()))
 
 
 def build(args: argparse.Namespace) -> tuple[Any, list[str]]:
     """The starting state and the opponents' specs, from a deal or a position file."""
     if args.position:
-        position = json.loads(Path(args.position).read_text())
-        game = position.get("game")
-        if game == "rummy500":
-            from rummienv.rummy500 import load_state
-        elif game in ("rummikub", "rummikub_cards"):
-            from rummienv.rummikub import load_state
-        else:
-            raise ValueError(f"position game must be one of {list(GAMES)}, got {game!r}")
-        state = load_state(position)
+        state = games.load_state(json.loads(Path(args.position).read_text()))
         opponents = args.opponents or ["greedy"] * (state.num_players - 1)
         if len(opponents) != state.num_players - 1:
             raise ValueError(f"the position has {state.num_players} seats: name {state.num_players - 1} opponents")
         return state, opponents
     opponents = args.opponents or ["greedy"]
-    players = 1 + len(opponents)
-    if args.game == "rummy500":
-        from rummienv.rummy500 import Rummy500Game
-
-        rules = make_rules("rummy500", {"whole_game": True} if args.whole_game else None)
-        return Rummy500Game(rules, players).new_initial_state(args.seed), opponents
-    from rummienv.rummikub import RummikubGame
-
-    return RummikubGame(args.game, players, whole_game=args.whole_game).new_initial_state(args.seed), opponents
+    game = games.make_game(args.game, 1 + len(opponents), whole_game=args.whole_game)
+    return game.new_initial_state(args.seed), opponents
 
 
 def clock_of(arg: str | None, rules: Any) -> float | None:
     if arg == "off":
         return None
-    if rules.game == "rummy500":
+    no_clock = text.display(rules).NO_CLOCK
+    if no_clock:
         if arg is not None:
-            raise ValueError("Rummy 500 has no turn clock (F13); use --clock off or leave it out")
+            raise ValueError(f"{no_clock}; use --clock off or leave it out")
         return None
     if arg is None:
         return rules.turn_seconds or None
@@ -313,7 +268,7 @@ def clock_of(arg: str | None, rules: Any) -> float | None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m rummienv.play", description=__doc__.split("\n\n")[0],
                                      epilog=text.RULES_NOTE)
-    parser.add_argument("--game", choices=GAMES, default="rummikub")
+    parser.add_argument("--game", choices=games.names(), default="rummikub")
     parser.add_argument("--opponents", nargs="+", help="bot names, ppo (the trained agent that ships) or "
                         "checkpoints, one per other seat "
                         "(default: one greedy bot)")
@@ -334,8 +289,6 @@ def main(argv: list[str] | None = None) -> int:
         clock = clock_of(args.clock, state.rules)
         if not 0 <= args.seat < state.num_players:
             raise ValueError(f"--seat must be 0..{state.num_players - 1}")
-        from agents.registry import make_agent
-
         others = [s for s in range(state.num_players) if s != args.seat]
         bots = {s: make_agent(spec, state.rules, state.num_players, seed=args.seed + s)
                 for s, spec in zip(others, opponents, strict=True)}

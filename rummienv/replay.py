@@ -25,8 +25,9 @@ from typing import Any
 
 import numpy as np
 
-from rummienv.core import State
-from rummienv.envs.games import GAMES, GameAdapter, make_adapter
+from rummienv import games
+from rummienv.core import TIMEOUT, State
+from rummienv.envs.games import GameAdapter, make_adapter
 from rummienv.errors import ReplayError
 
 FORMAT = "rummienv-replay/1"
@@ -62,7 +63,7 @@ def read(path: str | Path) -> dict[str, Any]:
         raise ReplayError(f"replay {str(path)!r} is not JSON: {exc}") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ReplayError(f"{str(path)!r} is not a replay (its 'format' must be {FORMAT!r})")
-    checks = [("game", data.get("game") in GAMES, f"one of {list(GAMES)}"),
+    checks = [("game", data.get("game") in games.names(), f"one of {list(games.names())}"),
               ("num_players", data.get("num_players") in (2, 3, 4), "2, 3 or 4"),
               ("seed", isinstance(data.get("seed"), int) and data["seed"] >= 0, "a whole number from 0"),
               ("moves", isinstance(data.get("moves"), list) and all(isinstance(m, int) for m in data["moves"]),
@@ -83,8 +84,6 @@ def adapter_of(replay: dict[str, Any]) -> GameAdapter:
 
 def states(replay: dict[str, Any], adapter: GameAdapter | None = None) -> Iterator[State]:
     """The deal, then the state after each move: one state object, advanced in place between yields."""
-    from rummienv.rummikub.state import TIMEOUT  # the games' modules load when a replay is played
-
     state = (adapter or adapter_of(replay)).new_state(replay["seed"])
     yield state
     for k, move in enumerate(replay["moves"]):

@@ -14,45 +14,14 @@ from pathlib import Path
 from typing import Any
 
 from rummienv import replay
-from rummienv.envs.picture import JOKER_INK, SUIT_INK, TILE_INK
-from rummienv.rummikub.sets import set_numbers
-from rummienv.tiles import JOKER, NUMBERS, tile_name
-
-
-def _ink(rgb: tuple[int, int, int]) -> str:
-    return "#" + "".join(f"{c:02x}" for c in rgb)
-
-
-def _tile(t: int, stands_for: int | None = None) -> list[str]:
-    """(text, colour) of a tile, coloured as in the env's pictures; a joker on the table says the number it
-    stands for (K5)."""
-    if t == JOKER:
-        return [f"J{stands_for}" if stands_for else "J", _ink(JOKER_INK)]
-    return [tile_name(t)[1:], _ink(TILE_INK[t // NUMBERS])]
-
-
-def _card(card: str) -> list[str]:
-    return [card, _ink(SUIT_INK[card[-1]])]
+from rummienv.core import TIMEOUT
+from rummienv.play_text import display
 
 
 def _snapshot(record: dict[str, Any], state: Any, move: str) -> dict[str, Any]:
     """What the page shows after a move: the table, every seat's pieces, the counts, whose turn, scores."""
-    players = record["num_players"]
-    views = [state.view(seat) for seat in range(players)]
-    first = views[0]
-    if record["game"] == "rummy500":
-        table = [{"label": f"{m['kind']} by {','.join(map(str, sorted(set(m['owners']))))}",
-                  "pieces": [_card(c) for c in m["cards"]]} for m in first["melds"]]
-        hands = [[_card(c) for c in v["hand"]] for v in views]
-        pile = f"stock {first['stock_size']}; discard pile: {' '.join(first['discard']) or '-'}"
-        totals = [str(x) for x in first["scores"]]
-    else:
-        table = [{"label": kind, "pieces": [_tile(t, n if t == JOKER else None)
-                                            for t, n in zip(pieces, set_numbers(pieces, kind), strict=True)]}
-                 for kind, pieces in first["table_sets"]]
-        hands = [[_tile(t) for t in v["rack"]] for v in views]
-        pile = f"pool {first['pool_size']}"
-        totals = [f"{x:g}" for x in first["totals"]]
+    views = [state.view(seat) for seat in range(record["num_players"])]
+    table, hands, pile, totals = display(record["game"]).page_parts(views)
     over = state.is_terminal()
     return {"move": move, "table": table, "hands": hands, "pile": pile, "totals": totals,
             "to_move": -1 if over else int(state.current_player),
@@ -61,7 +30,6 @@ def _snapshot(record: dict[str, Any], state: Any, move: str) -> dict[str, Any]:
 
 def snapshots(record: dict[str, Any]) -> list[dict[str, Any]]:
     """The deal and the state after every move, each with the move that led to it in words."""
-    from rummienv.rummikub.state import TIMEOUT
 
     out, moves, said = [], record["moves"], "the deal"
     for k, state in enumerate(replay.states(record)):

@@ -1,6 +1,7 @@
-"""Frozen rule presets for the three games, and field-by-field overrides.
+"""The games' rules as frozen dataclasses, and field-by-field overrides of their presets.
 
-A preset is the rule book's default (docs/RULES.md); a user changes a rule by naming
+A preset is the rule book's default (docs/RULES.md), declared with its game in the
+registry (``rummienv.games``); a user changes a rule by naming
 the field in a dict or a YAML file. Every override is checked against the field's
 type and allowed range so that a typo fails loudly instead of silently playing a
 different game.
@@ -9,6 +10,7 @@ different game.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, get_args, get_type_hints
@@ -48,22 +50,31 @@ class Rummy500Rules:
 
 Rules = RummikubRules | Rummy500Rules
 
-PRESETS: dict[str, Rules] = {
-    "rummikub": RummikubRules(),
-    "rummikub_cards": RummikubRules(
-        game="rummikub_cards",
-        jokers=4,
-        opening_threshold=40,
-        joker_penalty=25,
-        jokers_keep_number=True,
-        joker_swap_action=True,
-        start="lot",
-        timeout_rule="keep_valid",
-        timeout_draws=1,
-        turn_seconds=120.0,
-    ),
-    "rummy500": Rummy500Rules(),
-}
+
+class _Presets(Mapping[str, Any]):
+    """Each registered game's preset, by name: the registry (``rummienv.games``) declares them, and imports
+    this module, so it is asked only when a preset is read."""
+
+    def __getitem__(self, game: str) -> Any:
+        from rummienv import games
+
+        try:
+            return games.info(game).rules
+        except RulesError:
+            raise KeyError(game) from None
+
+    def __iter__(self) -> Iterator[str]:
+        from rummienv import games
+
+        return iter(games.names())
+
+    def __len__(self) -> int:
+        from rummienv import games
+
+        return len(games.names())
+
+
+PRESETS: Mapping[str, Any] = _Presets()
 
 _RANGES: dict[str, tuple[float, float]] = {
     "jokers": (0, 4),
@@ -78,8 +89,8 @@ _RANGES: dict[str, tuple[float, float]] = {
 }
 
 
-def _check_field(game: str, field: dataclasses.Field, value: Any) -> Any:
-    name, kind = field.name, field.type
+def _check_field(preset: Any, field: dataclasses.Field, value: Any) -> Any:
+    game, name, kind = preset.game, field.name, field.type
     if kind == "bool":
         if not isinstance(value, bool):
             raise RulesError(f"rules field {name!r} of {game} must be true or false, got {value!r}")
@@ -89,23 +100,28 @@ def _check_field(game: str, field: dataclasses.Field, value: Any) -> Any:
             raise RulesError(f"rules field {name!r} of {game} must be a number, got {value!r}")
         if kind == "int" and int(value) != value:
             raise RulesError(f"rules field {name!r} of {game} must be a whole number, got {value!r}")
-        lo, hi = _RANGES[name]
+        lo, hi = _RANGES.get(name, (-float("inf"), float("inf")))  # a field not listed here is any number
         if not lo <= value <= hi:
             raise RulesError(f"rules field {name!r} of {game} must be in {lo}..{hi}, got {value!r}")
         return int(value) if kind == "int" else float(value)
-    allowed = list(get_args(get_type_hints(type(PRESETS[game]))[name]))
+    allowed = list(get_args(get_type_hints(type(preset))[name]))
     if value not in allowed:
         raise RulesError(f"rules field {name!r} of {game} must be one of {allowed}, got {value!r}")
     return value
 
 
-def make_rules(game: str, overrides: dict[str, Any] | str | Path | None = None) -> Rules:
+def make_rules(game: str, overrides: dict[str, Any] | str | Path | None = None) -> Any:
     """The preset of ``game`` with ``overrides`` (a dict or a YAML file path) applied."""
-    if game not in PRESETS:
-        raise RulesError(f"unknown game {game!r}; allowed: {sorted(PRESETS)}")
-    preset = PRESETS[game]
+    from rummienv import games  # the registry holds the presets, and imports this module
+
+    return games.make_rules(game, overrides)
+
+
+def with_overrides(preset: Any, overrides: dict[str, Any] | str | Path | None = None) -> Any:
+    """``preset`` with ``overrides`` applied, each field checked against its type and range."""
     if overrides is None:
         return preset
+    game = preset.game
     if isinstance(overrides, (str, Path)):
         overrides = _read_yaml(Path(overrides))
     if not isinstance(overrides, dict):
@@ -119,7 +135,7 @@ def make_rules(game: str, overrides: dict[str, Any] | str | Path | None = None) 
             continue
         if key not in fields:
             raise RulesError(f"unknown rules field {key!r} for {game}; allowed: {sorted(fields)}")
-        changes[key] = _check_field(game, fields[key], value)
+        changes[key] = _check_field(preset, fields[key], value)
     return dataclasses.replace(preset, **changes)
 
 

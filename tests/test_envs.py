@@ -7,9 +7,9 @@ rollouts here stay short; Rummy 500 plays whole hands.
 from __future__ import annotations
 
 import hashlib
+import re
 import subprocess
 import sys
-import types
 import warnings
 from pathlib import Path
 
@@ -20,7 +20,7 @@ from gymnasium.utils.env_checker import check_env
 from gymnasium.utils.passive_env_checker import env_step_passive_checker
 
 import rummienv
-from rummienv.envs import IllegalActionPenalty, Rummy500Env
+from rummienv.envs import IllegalActionPenalty, Rummy500Env, opponents
 from rummienv.errors import IllegalActionError, PositionError, RulesError
 
 IDS = ["rummienv/Rummikub-v0", "rummienv/RummikubCards-v0", "rummienv/Rummy500-v0"]
@@ -195,7 +195,7 @@ def test_an_illegal_opponent_move_names_the_opponent():
         play_to_end(env, 0)
 
 
-def test_named_opponents_go_through_the_agents_registry(monkeypatch):
+def test_named_opponents_go_through_the_registered_agent_factory(monkeypatch):
     calls = []
 
     class ViewReader(LowestLegal):
@@ -204,24 +204,36 @@ def test_named_opponents_go_through_the_agents_registry(monkeypatch):
         def observe(self, view):
             assert "hand" in view and view["player"] == 1
 
-    def make_agent(spec, game, num_players):
+    def make_agent(spec, game, num_players, seed):
         calls.append((spec, game, num_players))
         return ViewReader()
 
-    registry = types.ModuleType("agents.registry")
-    registry.make_agent = make_agent
-    monkeypatch.setitem(sys.modules, "agents", types.ModuleType("agents"))
-    monkeypatch.setitem(sys.modules, "agents.registry", registry)
+    monkeypatch.setattr(opponents, "_factory", None)
+    opponents.register_agent_factory(make_agent)
     env = gym.make("rummienv/Rummy500-v0", opponents=["greedy"])
     play_to_end(env, 1)
     assert calls == [("greedy", "rummy500", 2)]
 
 
-def test_named_opponents_without_the_agents_package_are_refused(monkeypatch):
-    monkeypatch.setitem(sys.modules, "agents", None)
-    monkeypatch.setitem(sys.modules, "agents.registry", None)
+def test_the_installed_agents_package_is_found_through_its_entry_point(monkeypatch):
+    monkeypatch.setattr(opponents, "_factory", None)
+    env = gym.make("rummienv/Rummy500-v0", opponents=["greedy"])
+    assert type(env.unwrapped._opponents[0]).__module__ == "agents.rummy500_bots"
+
+
+def test_named_opponents_without_an_agent_factory_are_refused(monkeypatch):
+    monkeypatch.setattr(opponents, "_factory", None)
+    monkeypatch.setattr(opponents.metadata, "entry_points", lambda group: [])
     with pytest.raises(ValueError, match="'random'"):
         gym.make("rummienv/Rummy500-v0", opponents=["greedy"])
+
+
+def test_the_env_layer_imports_no_agents():
+    """The layers as the README draws them: nothing under rummienv/ imports the agents package, even lazily."""
+    sources = Path(rummienv.__file__).parent.rglob("*.py")
+    offenders = [str(path) for path in sources
+                 if re.search(r"^\s*(from agents\b|import agents\b)", path.read_text(), re.MULTILINE)]
+    assert offenders == []
 
 
 # ------------------------------------------------------------ bad arguments

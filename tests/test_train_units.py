@@ -113,3 +113,33 @@ def test_selfplay_stops_at_the_learner_turn_in_every_game() -> None:
         obs, masks, rewards, dones = envs.step(np.array([a[0] for a in legal]))
         assert set(rewards[~dones]) <= {0.0} and set(rewards[dones]) <= {-1.0, 0.0, 1.0}
     assert envs.episodes > 6
+
+
+@pytest.mark.parametrize("reward", ["score", "win"])
+def test_the_pool_records_the_learners_share_of_the_win_under_either_reward(reward: str,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """In Rummy 500 every seat can score points in a hand it loses: a positive reward is no win."""
+    game = make_game("rummy500", 3)
+    net = ActorCritic(game.observation_size, game.num_actions, hidden_size=16)
+    pool = OpponentPool(["random"], latest_prob=0.0, pool_size=2, power=1.0)
+    envs = SelfPlay(game, "rummy500", 8, pool, net, reward, seed=5)
+    ended = []  # (final scores, learner's seat) of each game that ends, seen before it is replaced
+    new_game = SelfPlay._new_game
+
+    def keep_ended(self: SelfPlay, i: int) -> None:
+        if self.states[i] is not None and self.states[i].is_terminal():
+            ended.append((self.states[i].scores(), int(self.seats[i])))
+        new_game(self, i)
+
+    monkeypatch.setattr(SelfPlay, "_new_game", keep_ended)
+    obs, masks = envs.reset()
+    results = []
+    while len(results) < 40:
+        obs, masks, _, _ = envs.step(np.array([np.flatnonzero(m)[0] for m in masks]))
+        results += [result for _, result in envs.finished]
+    expected = []
+    for scores, seat in ended:
+        top = np.flatnonzero(scores == scores.max())
+        expected.append(1.0 / len(top) if seat in top else 0.0)
+    assert results == expected
+    assert any(scores[seat] > 0 and seat not in np.flatnonzero(scores == scores.max()) for scores, seat in ended)

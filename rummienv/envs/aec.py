@@ -21,9 +21,10 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 
-from rummienv.core import State
+from rummienv.core import RulesArg, State
 from rummienv.envs.base import Observation, action_index, observation_space
-from rummienv.envs.games import RENDER_MODES, REWARDS, RulesArg, check_choice, make_adapter
+from rummienv.envs.games import RENDER_MODES, check_choice, make_adapter
+from rummienv.outcome import REWARDS
 
 
 class RummyAECEnv(AECEnv):

@@ -15,10 +15,11 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from rummienv.core import State
-from rummienv.envs.games import RENDER_MODES, REWARDS, GameAdapter, RulesArg, check_choice, make_adapter
+from rummienv.core import RulesArg, State
+from rummienv.envs.games import RENDER_MODES, GameAdapter, check_choice, make_adapter
 from rummienv.envs.opponents import action_index, make_move, opponent_names, resolve_opponents
 from rummienv.errors import IllegalActionError
+from rummienv.outcome import REWARDS
 
 Observation = dict[str, np.ndarray]
 
@@ -42,7 +43,8 @@ def _check_seat(seat: Any, num_players: int) -> int | None:
 
 
 class RummyEnv(gym.Env[Observation, int]):
-    """Base of the three envs; the subclasses hold the per-game documentation."""
+    """The env of any registered game: the package's games subclass it to hold their documentation, and a game
+    registered without an env class of its own is played by this class with ``game`` set to its name."""
 
     metadata = {"render_modes": list(RENDER_MODES), "render_fps": 4}
     game_name = ""
@@ -57,7 +59,9 @@ class RummyEnv(gym.Env[Observation, int]):
         whole_game: bool = False,
         render_mode: str | None = None,
         whole_turns: bool = False,
+        game: str | None = None,
     ) -> None:
+        self.game_name = game or self.game_name
         self.adapter = make_adapter(self.game_name, num_players, rules, whole_game, whole_turns)
         self.num_players = self.adapter.num_players
         self.reward_mode = check_choice("reward", reward, REWARDS)

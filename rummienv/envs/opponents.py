@@ -2,8 +2,10 @@
 
 "random" is played by the env itself, from its own ``np_random``, so that a seed
 fixes the whole episode. Every other name (a baseline or a checkpoint path) is
-the agents package's business: the env asks its registry lazily, because the
-environment layer must work, and be tested, without it.
+the business of a package of agents, which registers a factory here
+(``register_agent_factory``, or the ``rummienv.agents`` entry point that the
+project's ``agents`` package declares): the environment layer imports no agents,
+and works, and is tested, without them.
 
 How an agent makes a move on a state (``make_move``) is defined here, for the
 env's opponents, and the agents package's evaluator and self-play use the same
@@ -13,6 +15,8 @@ functions, so an agent plays the same moves under every driver.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
+from importlib import metadata
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -20,8 +24,9 @@ import numpy as np
 from rummienv.core import State
 
 RANDOM = "random"
-ALLOWED = ("'random', a baseline's name or a checkpoint path (through agents.registry.make_agent), "
+ALLOWED = ("'random', a baseline's name or a checkpoint path (made by the registered agent factory), "
            "or an object with act(observation, action_mask)")
+ENTRY_POINTS = "rummienv.agents"  # where an installed package of agents names its factory
 
 
 @runtime_checkable
@@ -88,18 +93,36 @@ def make_move(agent: Agent, state: State) -> int:
     return 1
 
 
-def _from_registry(spec: str, game: str, num_players: int) -> Agent:
-    try:
-        from agents.registry import make_agent
-    except ModuleNotFoundError as exc:
-        if exc.name not in ("agents", "agents.registry"):
-            raise
+AgentFactory = Callable[..., Any]  # (spec, game, num_players, seed) -> an agent
+_factory: AgentFactory | None = None
+
+
+def register_agent_factory(factory: AgentFactory) -> None:
+    """Make agents named by a string (a baseline's name, a checkpoint path) with ``factory(spec, game,
+    num_players, seed)``; its ValueError for an unknown name is passed on. The last one registered wins."""
+    global _factory
+    _factory = factory
+
+
+def _installed_factory() -> AgentFactory | None:
+    """The registered factory, else the one an installed package declares under the ``rummienv.agents``
+    entry point (loaded once)."""
+    if _factory is None:
+        for entry in metadata.entry_points(group=ENTRY_POINTS):
+            register_agent_factory(entry.load())
+    return _factory
+
+
+def make_agent(spec: Any, game: Any, num_players: int, seed: int | None = None) -> Agent:
+    """The agent named ``spec`` for a game (its name, rules or Game) at ``num_players`` seats."""
+    factory = _installed_factory()
+    if factory is None:
         raise ValueError(
-            f"opponent {spec!r} needs the agents package's registry (agents.registry.make_agent), "
-            f"which is not installed; without it the allowed opponents are 'random' "
-            f"or an object with act(observation, action_mask)"
-        ) from None
-    return make_agent(spec, game, num_players)  # its ValueError names the baselines of the game
+            f"agent {spec!r} needs a factory of named agents, and none is registered (install the project's agents "
+            f"package, or call rummienv.envs.opponents.register_agent_factory); without one the allowed opponents "
+            f"are 'random' or an object with act(observation, action_mask)"
+        )
+    return factory(spec, game, num_players, seed)  # its ValueError names the baselines of the game
 
 
 def _resolve(spec: Any, where: str, game: str, num_players: int) -> Agent | None:
@@ -107,7 +130,7 @@ def _resolve(spec: Any, where: str, game: str, num_players: int) -> Agent | None
     if isinstance(spec, str) and spec == RANDOM:
         return None
     if isinstance(spec, (str, os.PathLike)):
-        return _from_registry(os.fspath(spec), game, num_players)
+        return make_agent(os.fspath(spec), game, num_players)
     if isinstance(spec, Agent):
         return spec
     raise ValueError(f"{where} must be {ALLOWED}; got {spec!r}")

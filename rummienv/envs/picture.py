@@ -15,6 +15,9 @@ from typing import Any
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
+from rummienv.core import Game
+from rummienv.envs.render import rummikub_heading
+from rummienv.inks import JOKER_INK, SUIT_INK, TILE_INK
 from rummienv.rummikub.sets import set_numbers
 from rummienv.tiles import JOKER, NUMBERS
 
@@ -23,10 +26,6 @@ _HEIGHT, _WIDTH = FRAME_SHAPE[:2]
 _PANEL = 600  # x where the seats' panel begins
 _FELT, _PANEL_FILL, _INK, _FAINT = (28, 92, 60), (20, 64, 44), (240, 240, 230), (170, 200, 180)
 _FACE, _EDGE, _STAGED = (250, 246, 228), (60, 60, 60), (255, 200, 0)
-# the pieces' colours, shared with the replay page: tiles by colour (k, b, o, r), the joker, cards by suit
-TILE_INK = {0: (25, 25, 25), 1: (30, 80, 210), 2: (225, 120, 0), 3: (205, 30, 40)}
-JOKER_INK = (150, 40, 160)
-SUIT_INK = {"S": (25, 25, 25), "C": (25, 25, 25), "H": (205, 30, 40), "D": (205, 30, 40)}
 
 
 @cache
@@ -127,13 +126,13 @@ def _seat_word(seat: int, viewer: int, to_move: int) -> str:
     return f"{seat}{' you' if seat == viewer else ''}{' *' if seat == to_move else ''}"
 
 
-def rummikub_frame(view: dict[str, Any], title: str, num_rounds: int) -> np.ndarray:
+def rummikub_frame(view: dict[str, Any], game: Game) -> np.ndarray:
     """The table's sets, the seat's rack (staged pieces outlined), every seat's piece count, whether it has
     opened and its total, the pool and whose turn it is."""
     canvas = _Canvas()
     me, to_move = view["player"], view["current_player"]
     status = "game over" if to_move < 0 else f"seat {to_move} to move ({view['phase']})"
-    canvas.text(12, 10, f"{title}, round {view['round'] + 1} of {num_rounds}: {status}", 16)
+    canvas.text(12, 10, f"{rummikub_heading(view, game)}: {status}", 16)
     canvas.text(12, 40, f"Table: {len(view['table_sets'])} sets", 13, _FAINT)
     x, y = 12, 60
     for kind, pieces in view["table_sets"]:
@@ -165,7 +164,7 @@ def _card_face(card: str) -> tuple[str, tuple, str, bool]:
     return card, SUIT_INK[card[-1]], "", False
 
 
-def rummy500_frame(view: dict[str, Any]) -> np.ndarray:
+def rummy500_frame(view: dict[str, Any], game: Game) -> np.ndarray:
     """The melds and who laid them, the discard pile, the seat's hand, every seat's card count, score and
     the cards it took from the pile, the stock and whose turn it is."""
     canvas = _Canvas()

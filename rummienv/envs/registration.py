@@ -1,4 +1,4 @@
-"""Gymnasium ids of the envs. Entry points are strings, so registering imports no game.
+"""Gymnasium ids of the registered games' envs. Entry points are strings, so registering imports no game.
 
 ``gym.make_vec(id, num_envs=n)`` with no vectorization mode builds the package's vector env, which resets a
 finished sub-env in the same step so that no observation with an empty mask reaches the policy
@@ -9,16 +9,22 @@ from __future__ import annotations
 
 import gymnasium as gym
 
+from rummienv import games
 from rummienv.envs.vector import vector_entry_point
 
-ENV_IDS = {
-    "rummienv/Rummikub-v0": "rummienv.envs.rummikub_env:RummikubEnv",
-    "rummienv/RummikubCards-v0": "rummienv.envs.rummikub_env:RummikubCardsEnv",
-    "rummienv/Rummy500-v0": "rummienv.envs.rummy500_env:Rummy500Env",
-}
+GENERIC_ENV = "rummienv.envs.base:RummyEnv"  # a game with no env class of its own gets the shared one
+
+
+def env_ids() -> dict[str, str]:
+    """Gymnasium id -> game name, of every registered game that declares an id."""
+    return {info.env_id: name for name in games.names() if (info := games.info(name)).env_id}
 
 
 def register_envs() -> None:
-    for env_id, entry_point in ENV_IDS.items():
+    """Register the id of every registered game that has one and is not registered yet."""
+    for env_id, name in env_ids().items():
         if env_id not in gym.registry:
-            gym.register(id=env_id, entry_point=entry_point, vector_entry_point=vector_entry_point(env_id))
+            info = games.info(name)
+            kwargs = {} if info.env else {"game": name}
+            gym.register(id=env_id, entry_point=info.env or GENERIC_ENV, kwargs=kwargs,
+                         vector_entry_point=vector_entry_point(env_id))

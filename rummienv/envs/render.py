@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from rummienv import games
+from rummienv.core import Game
 from rummienv.rummikub.sets import set_numbers
 from rummienv.tiles import JOKER, tile_name
 
@@ -36,10 +38,15 @@ def _set_text(kind: str, pieces: tuple[int, ...]) -> str:
     return f"{kind:<5}  {' '.join(names)}"
 
 
-def rummikub_text(view: dict[str, Any], title: str, num_rounds: int) -> str:
+def rummikub_heading(view: dict[str, Any], game: Game) -> str:
+    """The edition and the round of how many: a whole game has one round per player (T11/K10)."""
+    return f"{games.of(game).title}, round {view['round'] + 1} of {game.num_rounds if game.whole_game else 1}"
+
+
+def rummikub_text(view: dict[str, Any], game: Game) -> str:
     me, to_move = view["player"], view["current_player"]
     status = "over" if to_move < 0 else f"seat {to_move} to move ({view['phase']})"
-    lines = [f"{title}, round {view['round'] + 1} of {num_rounds}: {status}",
+    lines = [f"{rummikub_heading(view, game)}: {status}",
              f"Rack of seat {me} ({len(view['rack'])}): {_tiles(view['rack'])}"]
     if view["staged"]:
         lines.append(f"Staged: {_tiles(view['staged'])}")
@@ -53,7 +60,7 @@ def rummikub_text(view: dict[str, Any], title: str, num_rounds: int) -> str:
     return "\n".join(lines)
 
 
-def rummy500_text(view: dict[str, Any]) -> str:
+def rummy500_text(view: dict[str, Any], game: Game) -> str:
     me, to_move, players = view["player"], view["current_player"], view["num_players"]
     status = "over" if to_move < 0 else f"seat {to_move} to move ({view['phase']})"
     hand = view["hand"]  # in pack order: suit, then rank

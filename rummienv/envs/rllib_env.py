@@ -20,7 +20,8 @@ from ray.rllib.env.multi_agent_env import MultiAgentEnv
 from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
 
 from rummienv.envs.base import observation_space
-from rummienv.envs.games import REWARDS, check_choice, make_adapter
+from rummienv.envs.games import check_choice, make_adapter
+from rummienv.outcome import REWARDS
 
 
 class RummyMultiAgentEnv(MultiAgentEnv):

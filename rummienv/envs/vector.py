@@ -26,10 +26,10 @@ def make_vec(env_id: str, num_envs: int = 1, vectorization_mode: str = "sync",
     the vector env as in Gymnasium (an ``autoreset_mode`` given there wins); other keyword arguments go to
     each env, e.g. ``num_players`` or ``opponents``.
     """
-    from rummienv.envs.registration import ENV_IDS
+    from rummienv.envs.registration import env_ids
 
-    if env_id not in ENV_IDS:
-        raise ValueError(f"env_id must be one of {sorted(ENV_IDS)}, got {env_id!r}")
+    if env_id not in env_ids():
+        raise ValueError(f"env_id must be one of {sorted(env_ids())}, got {env_id!r}")
     if vectorization_mode not in VECTOR_MODES:
         raise ValueError(f"vectorization_mode must be one of {list(VECTOR_MODES)}, got {vectorization_mode!r}")
     if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:

@@ -31,6 +31,14 @@ from rummienv.tiles import JOKER, NUM_TYPES, NUMBERS, tiles_of
 if TYPE_CHECKING:
     from rummienv.rummikub.state import RummikubState
 
+# The scales, each written once: the encoder, the whole-turn features, the envs' bounds and the rewards
+# under reward="score" (points) all read them here.
+PIECE_SCALE = 0.5  # per copy of a numbered piece (two of each)
+JOKER_SCALE = 0.25  # per joker (up to four)
+RACK_SCALE = 30.0  # pieces in a rack
+POINTS_SCALE = 200.0  # points: a round's result lands in about [-1, 1]
+POOL_SCALE = 106.0  # pieces in the pool
+
 @cache
 def layout(num_players: int) -> dict[str, slice]:
     """Named slices of the observation vector (``env.unwrapped.observation_layout``); callers must not
@@ -63,25 +71,25 @@ def _encode(racks, staged, table, fixed, opened, totals, pool, passes, player, o
     """Fill ``out`` slice by slice, in the order of ``layout``."""
     p = racks.shape[0]
     for t in range(NUM_TYPES):
-        scale = 0.25 if t == JOKER else 0.5
+        scale = JOKER_SCALE if t == JOKER else PIECE_SCALE
         out[t] = racks[player, t] * scale
         out[NUM_TYPES + t] = staged[t] * scale if own_turn else 0.0
         out[2 * NUM_TYPES + t] = table[t] * scale
     jokers = 0
     for n in range(1, NUMBERS + 1):
         jokers += fixed[n]
-        out[3 * NUM_TYPES + n - 1] = fixed[n] * 0.25
-    out[3 * NUM_TYPES - 1] += jokers * 0.25  # every table joker, fixed or free
+        out[3 * NUM_TYPES + n - 1] = fixed[n] * JOKER_SCALE
+    out[3 * NUM_TYPES - 1] += jokers * JOKER_SCALE  # every table joker, fixed or free
     base = 3 * NUM_TYPES + NUMBERS
     for i in range(p):
         seat = (player + i) % p
         pieces = 0
         for t in range(NUM_TYPES):
             pieces += racks[seat, t]
-        out[base + i] = pieces / 30.0
+        out[base + i] = pieces / RACK_SCALE
         out[base + p + i] = 1.0 if opened[seat] else 0.0
-        out[base + 2 * p + i] = totals[seat] / 200.0
-    out[base + 3 * p] = pool / 106.0
+        out[base + 2 * p + i] = totals[seat] / POINTS_SCALE
+    out[base + 3 * p] = pool / POOL_SCALE
     out[base + 3 * p + 1] = passes / p
     staging = False
     for t in range(NUM_TYPES):

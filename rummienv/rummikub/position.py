@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from rummienv import games
 from rummienv.errors import PositionError
 from rummienv.rules import PRESETS, RummikubRules, make_rules
 from rummienv.rummikub.sets import describe_invalid, set_kind, set_numbers
@@ -43,7 +44,7 @@ def to_dict(state: RummikubState) -> dict[str, Any]:
         "table": [_set_to_json(k, s) for k, s in state.table_sets],
         "pool": _names(reversed(state.pool)),
         "opened": [bool(o) for o in state.opened],
-        "current_player": state._current,
+        "current_player": state.turn_seat,
         "staged": _names(tiles_of(state.staged)),
         "swapped": _names(state.swapped),
         "passes": state.passes,
@@ -71,8 +72,9 @@ def load_state(position: dict[str, Any]) -> RummikubState:
     if unknown:
         raise PositionError(f"unknown position keys {sorted(unknown)}; allowed: {sorted(_KEYS)}")
     game_name = position.get("game")
-    if game_name not in ("rummikub", "rummikub_cards"):
-        raise PositionError(f"position game must be 'rummikub' or 'rummikub_cards', got {game_name!r}")
+    editions = games.played_with(RummikubRules)
+    if game_name not in editions:
+        raise PositionError(f"position game must be {' or '.join(map(repr, editions))}, got {game_name!r}")
     rules: RummikubRules = make_rules(game_name, position.get("rules") or None)
     racks_in = position.get("racks")
     if not isinstance(racks_in, list) or not 2 <= len(racks_in) <= 4:
@@ -88,7 +90,6 @@ def load_state(position: dict[str, Any]) -> RummikubState:
     for _, pieces in sets:
         table += counts_of(pieces)
     state.table = table.astype(np.int8)
-    state._set_table(sets)
     placed = state.racks.astype(np.int64).sum(axis=0) + table
     placed[JOKER] -= len(position.get("swapped", []))  # a freed joker is in a set and in the rack
     if "pool" in position:  # pieces in no rack, set or pool are out of this round
@@ -102,7 +103,7 @@ def load_state(position: dict[str, Any]) -> RummikubState:
     current = position.get("current_player", 0)
     if not isinstance(current, int) or not 0 <= current < p:
         raise PositionError(f"current_player must be a seat 0..{p - 1}, got {current!r}")
-    state._current = current
+    state.restore(sets, current, over=bool(position.get("over", False)))
     staged = counts_of(parse_tiles(position.get("staged", [])))
     if np.any(staged > state.racks[current]):
         raise PositionError("staged tiles must all be in the current player's rack")
@@ -121,8 +122,7 @@ def load_state(position: dict[str, Any]) -> RummikubState:
     state.rounds_won = [int(w) for w in position.get("rounds_won", [0] * p)]
     if position.get("round_scores") is not None:
         state.round_scores = [Fraction(x) for x in position["round_scores"]]
-    state._terminal = bool(position.get("over", False))
-    if state._terminal and state.round_scores is None:
+    if state.is_terminal() and state.round_scores is None:
         raise PositionError("a position that is over must give its 'round_scores'")
     _check_reachable(state)
     return state
@@ -131,7 +131,7 @@ def load_state(position: dict[str, Any]) -> RummikubState:
 def _check_reachable(state: RummikubState) -> None:
     """Refuse what play cannot reach: a round goes on only while every rack holds a piece (T8), and sets
     reach the table only through a seat's opening (T4/K3)."""
-    if state._terminal:
+    if state.is_terminal():
         return
     empty = [seat for seat in range(state.num_players) if not state.racks[seat].any()]
     if empty:

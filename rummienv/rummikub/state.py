@@ -16,9 +16,9 @@ from typing import Any
 
 import numpy as np
 
-from rummienv.core import State
+from rummienv.core import TIMEOUT, Game, RulesArg, State
 from rummienv.errors import IllegalActionError
-from rummienv.rules import RummikubRules, make_rules
+from rummienv.rules import RummikubRules
 from rummienv.rummikub import actions as A
 from rummienv.rummikub import observation as seat_knowledge
 from rummienv.rummikub import solver
@@ -27,7 +27,6 @@ from rummienv.rummikub.turn_memory import TurnMemory
 from rummienv.tiles import COPIES, JOKER, NUM_TYPES, NUMBERS, counts_text, number_of, tiles_of
 
 TableSet = tuple[str, tuple[int, ...]]  # (kind, pieces in order)
-TIMEOUT = -1  # how the history records apply_timeout(): a replay calls it there
 _NUMBER_OF_TYPE = np.array([number_of(t) for t in range(52)])
 
 
@@ -45,24 +44,31 @@ def rack_value(rack: np.ndarray, joker_penalty: int) -> int:
     ) * joker_penalty
 
 
-class RummikubGame:
+class RummikubGame(Game):
     """Factory of states for one preset and player count (OpenSpiel's Game)."""
 
     num_actions = A.NUM_ACTIONS
-    whole_turns = False  # the per-piece action mode; rummienv.rummikub.whole_turns adds whole plays
+    rules_type = RummikubRules
+    default_rules = "rummikub"
 
-    def __init__(self, rules: RummikubRules | str | None = None, num_players: int = 2,
-                 whole_game: bool = False) -> None:
-        if rules is None or isinstance(rules, str):
-            rules = make_rules(rules or "rummikub")
-        if not isinstance(rules, RummikubRules):
-            raise ValueError(f"RummikubGame needs Rummikub rules, got {type(rules).__name__}")
-        if not isinstance(num_players, int) or not 2 <= num_players <= 4:
-            raise ValueError(f"num_players must be 2, 3 or 4, got {num_players!r}")
-        self.rules = rules
-        self.num_players = num_players
-        self.whole_game = whole_game
-        self.num_rounds = rules.rounds or num_players  # T11/K10: one round per player by default
+    def __init__(self, rules: RulesArg = None, num_players: int = 2, whole_game: bool = False) -> None:
+        super().__init__(rules, num_players, whole_game)
+        self.num_rounds = self.rules.rounds or self.num_players  # T11/K10: one round per player by default
+
+    @property
+    def observation_layout(self) -> dict[str, slice]:
+        return seat_knowledge.layout(self.num_players)
+
+    @property
+    def score_scale(self) -> float:
+        return seat_knowledge.POINTS_SCALE
+
+    def wide_parts(self) -> dict[str, tuple[float, float]]:
+        """Rack sizes reach every piece; totals, every piece's points in every round."""
+        pieces = full_set(self.rules)
+        rounds = self.num_rounds if self.whole_game else 1
+        most = rounds * rack_value(pieces, self.rules.joker_penalty) / seat_knowledge.POINTS_SCALE
+        return {"rack_sizes": (0.0, int(pieces.sum()) / seat_knowledge.RACK_SCALE), "totals": (-most, most)}
 
     def _new_state(self) -> RummikubState:
         return RummikubState(self)
@@ -133,10 +139,23 @@ class RummikubState(State):
         self._turn_start = None
         self._mask = None
 
+    def restore(self, table_sets: list[TableSet], current: int, *, over: bool) -> None:
+        """Adopt, on a fresh state, the sets, seat to move and end of a position the loader has checked: the
+        loader owns the checks, the state these fields. ``table`` must already count the sets' pieces."""
+        self._set_table(table_sets)
+        self._current = current
+        self._terminal = over
+
     # -------------------------------------------------------------- contract
     @property
     def current_player(self) -> int:
         return -1 if self._terminal else self._current
+
+    @property
+    def turn_seat(self) -> int:
+        """The seat whose turn it is, kept once the game is over (``current_player`` is then -1), so that a
+        position written at the end reads back the same."""
+        return self._current
 
     @property
     def phase(self) -> str:
@@ -444,7 +463,9 @@ class RummikubState(State):
         return np.array([float(s) for s in self.exact_scores()], dtype=np.float64)
 
     def winners(self) -> list[int]:
-        """T11: highest total; ties broken by rounds won, then shared."""
+        """T11 in a whole game: highest total; ties broken by rounds won, then shared. One round: the top score."""
+        if not self.game.whole_game:
+            return super().winners()
         best = max(self.totals)
         tied = [s for s in range(self.num_players) if self.totals[s] == best]
         most = max(self.rounds_won[s] for s in tied)

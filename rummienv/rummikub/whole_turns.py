@@ -37,7 +37,7 @@ import numpy as np
 from rummienv.errors import IllegalActionError
 from rummienv.rummikub import actions as A
 from rummienv.rummikub import observation, solver
-from rummienv.rummikub.state import RummikubGame, RummikubState, rack_value
+from rummienv.rummikub.state import RummikubGame, RummikubState, full_set, rack_value
 from rummienv.tiles import JOKER, NUM_TYPES
 
 MAX_PLAY = A.NUM_ACTIONS
@@ -46,7 +46,8 @@ NUM_ACTIONS = A.NUM_ACTIONS + 2
 PLAYS = ("max_play", "keep_jokers_play")
 NAMES = {MAX_PLAY: "MAX_PLAY", KEEP_JOKERS_PLAY: "KEEP_JOKERS_PLAY"}
 FACTS = 4
-_SCALE = np.where(np.arange(NUM_TYPES) == JOKER, 0.25, 0.5).astype(np.float32)
+_SCALE = np.where(np.arange(NUM_TYPES) == JOKER, observation.JOKER_SCALE, observation.PIECE_SCALE).astype(np.float32)
+PLAY_POINTS_SCALE = 100.0  # a play's points
 
 Plays = tuple[np.ndarray | None, np.ndarray | None]
 
@@ -106,7 +107,8 @@ def features(found: Plays, rack: np.ndarray, joker_penalty: int) -> np.ndarray:
         part = out[k * (NUM_TYPES + FACTS):(k + 1) * (NUM_TYPES + FACTS)]
         part[:NUM_TYPES] = play * _SCALE
         pieces = int(play.sum())
-        part[NUM_TYPES:] = (1.0, pieces / 30.0, rack_value(play, joker_penalty) / 100.0, float(pieces == total))
+        part[NUM_TYPES:] = (1.0, pieces / observation.RACK_SCALE, rack_value(play, joker_penalty) / PLAY_POINTS_SCALE,
+                            float(pieces == total))
     return out
 
 
@@ -117,8 +119,13 @@ class WholeTurnGame(RummikubGame):
     whole_turns = True
 
     @property
-    def observation_size(self) -> int:
-        return size(self.num_players)
+    def observation_layout(self) -> dict[str, slice]:
+        return layout(self.num_players)
+
+    def wide_parts(self) -> dict[str, tuple[float, float]]:
+        """A play's pieces and points reach the whole set's (``features``)."""
+        most = rack_value(full_set(self.rules), self.rules.joker_penalty) / PLAY_POINTS_SCALE
+        return super().wide_parts() | {f"{play}_facts": (0.0, most) for play in PLAYS}
 
     def _new_state(self) -> WholeTurnState:
         return WholeTurnState(self)

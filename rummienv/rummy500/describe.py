@@ -33,7 +33,7 @@ def _meld_cards(board: list[int], row: int) -> list[int]:
 
 
 def _shared(state: Rummy500State) -> dict[str, Any]:
-    board = state._board.tolist()  # plain ints: far faster to pick through than numpy scalars
+    board = state.board.tolist()  # plain ints: far faster to pick through than numpy scalars
     melds = []
     for row in range(board[bd.N_MELDS]):
         cards = _meld_cards(board, row)
@@ -46,16 +46,16 @@ def _shared(state: Rummy500State) -> dict[str, Any]:
         )
     must_use = board[bd.MUST_USE]
     return {
-        "game": "rummy500",
+        "game": state.rules.game,
         "melds": melds,
         "discard": _cards(bd.pile(board)),
-        "scores": [int(t) for t in state._totals],
+        "scores": state.totals.tolist(),
         "current_player": state.current_player,
-        "dealer": state._dealer,
+        "dealer": state.dealer,
         "phase": state.phase,
         "must_use": CARD_STRINGS[must_use] if must_use >= 0 else None,
-        "known": [_cards(np.flatnonzero(row)) for row in bd.known(state._board)],
-        "hand_number": state._hand_number,
+        "known": [_cards(np.flatnonzero(row)) for row in bd.known(state.board)],
+        "hand_number": state.hand_number,
     }
 
 
@@ -65,13 +65,13 @@ def state_to_dict(state: Rummy500State) -> dict[str, Any]:
     del rules["game"]
     position.update(
         rules=rules,
-        hands=[_cards(np.flatnonzero(row)) for row in bd.hands(state._board)],
-        stock=_cards(bd.stock(state._board)),
-        seed=state._seed,
-        actions=list(state._history),
+        hands=[_cards(np.flatnonzero(row)) for row in bd.hands(state.board)],
+        stock=_cards(bd.stock(state.board)),
+        seed=state.seed,
+        actions=state.history,
     )
-    if state.rules.whole_game and state._rng is not None:
-        position["rng"] = state._rng.bit_generator.state
+    if state.rules.whole_game and (rng := state.rng_state) is not None:
+        position["rng"] = rng
     return position
 
 
@@ -80,7 +80,7 @@ def public_dict(state: Rummy500State) -> dict[str, Any]:
     view = _shared(state)
     view.update(
         num_players=state.num_players,
-        stock_size=int(state._board[bd.STOCK_N]),
-        hand_sizes=[int(n) for n in bd.hands(state._board).sum(axis=1)],
+        stock_size=int(state.board[bd.STOCK_N]),
+        hand_sizes=[int(n) for n in bd.hands(state.board).sum(axis=1)],
     )
     return view

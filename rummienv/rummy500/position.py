@@ -26,9 +26,10 @@ from typing import Any
 
 import numpy as np
 
+from rummienv import games
 from rummienv.cards import ACE_LOW_VALUE, CARD_STRINGS, CARD_VALUES, NUM_CARDS, card_rank, card_suit, parse_card
 from rummienv.errors import NotationError, PositionError
-from rummienv.rules import make_rules
+from rummienv.rules import Rummy500Rules, make_rules
 from rummienv.rummy500 import board as bd
 from rummienv.rummy500.actions import ACE_HIGH_POS, GROUP, KIND_NAMES, NUM_ACTIONS, RUN
 from rummienv.rummy500.kernels import usable
@@ -130,18 +131,18 @@ def load_state(position: dict[str, Any]) -> Rummy500State:
         raise PositionError(
             f"position keys: missing {missing}, unknown {unknown}; allowed: {list(_REQUIRED + _OPTIONAL)}"
         )
-    if position["game"] != "rummy500":
-        raise PositionError(f"position is for game {position['game']!r}, not 'rummy500'")
+    game_name, own = position["game"], games.played_with(Rummy500Rules)
+    if game_name not in own:
+        raise PositionError(f"position is for game {game_name!r}, not {' or '.join(map(repr, own))}")
     overrides = position.get("rules", {})
     if not isinstance(overrides, dict):
         raise PositionError(f"rules must map rule fields to values, got {overrides!r}")
-    rules = make_rules("rummy500", overrides)
+    rules = make_rules(game_name, overrides)
     hands = position["hands"]
     if not isinstance(hands, list) or not 2 <= len(hands) <= 4:
         raise PositionError(f"hands must list the hands of 2-4 players (F1), got {hands!r}")
     players = len(hands)
-    state = Rummy500State(rules, players)
-    board = state._board
+    board = bd.new_board(players)
     seen = _Cards()
     for seat, hand in enumerate(hands):
         bd.hands(board)[seat, seen.take(hand, f"hands[{seat}]")] = 1
@@ -172,19 +173,21 @@ def load_state(position: dict[str, Any]) -> Rummy500State:
     seat_range = (-1, -1) if over else (0, players - 1)
     current = _int(position.get("current_player", -1 if over else 0), "current_player", *seat_range)
     board[bd.CURRENT] = current
-    state._dealer = _int(position.get("dealer", (max(current, 0) - 1) % players), "dealer", 0, players - 1)
-    state._hand_number = _int(position.get("hand_number", 0), "hand_number", 0, 10**9)
+    dealer = _int(position.get("dealer", (max(current, 0) - 1) % players), "dealer", 0, players - 1)
+    hand_number = _int(position.get("hand_number", 0), "hand_number", 0, 10**9)
     scores = position.get("scores", [0] * players)
     if not isinstance(scores, list) or len(scores) != players:
         raise PositionError(f"scores must list {players} running totals, got {scores!r}")
-    state._totals[:] = [_int(s, "scores", -(10**9), 10**9) for s in scores]
-    _load_known(state, position.get("known", [[] for _ in range(players)]), seen)
-    _load_must_use(state, position.get("must_use"), phase)
+    totals = [_int(s, "scores", -(10**9), 10**9) for s in scores]
+    _load_known(board, position.get("known", [[] for _ in range(players)]), seen)
+    _load_must_use(board, position.get("must_use"), phase)
+    state = Rummy500State(rules, players)
+    state.restore(board, dealer=dealer, hand_number=hand_number, totals=totals)
     if not over:
         empty = [seat for seat in range(players) if not bd.hands(board)[seat].any()]
         if empty:
             raise PositionError(f"hand of seat {empty[0]} is empty, so the hand is over (F9); phase is {phase!r}")
-    elif rules.whole_game and state._winner() < 0:
+    elif rules.whole_game and state.game_winner() < 0:
         raise PositionError(
             f"phase 'over' in a whole game needs one leader at or above {rules.target_score} (F12); scores {scores}"
         )
@@ -192,18 +195,18 @@ def load_state(position: dict[str, Any]) -> Rummy500State:
     return state
 
 
-def _load_known(state: Rummy500State, known: Any, seen: _Cards) -> None:
-    if not isinstance(known, list) or len(known) != state.num_players:
+def _load_known(board: np.ndarray, known: Any, seen: _Cards) -> None:
+    if not isinstance(known, list) or len(known) != bd.num_players(board):
         raise PositionError(f"known must list, per seat, the cards it took from the pile; got {known!r}")
     for seat, cards in enumerate(known):
         where = f"known[{seat}]"
         for card in _Cards().take(cards, where):
-            if not bd.hands(state._board)[seat, card]:
+            if not bd.hands(board)[seat, card]:
                 raise PositionError(f"{where}: {CARD_STRINGS[card]} is not in hands[{seat}] ({seen.place[card]})")
-            bd.known(state._board)[seat, card] = 1
+            bd.known(board)[seat, card] = 1
 
 
-def _load_must_use(state: Rummy500State, token: Any, phase: str) -> None:
+def _load_must_use(board: np.ndarray, token: Any, phase: str) -> None:
     if phase != "meld":
         if token is not None:
             raise PositionError(f"must_use is {token!r} but phase {phase!r} owes no card; that is phase 'meld'")
@@ -211,7 +214,6 @@ def _load_must_use(state: Rummy500State, token: Any, phase: str) -> None:
     if token is None:
         raise PositionError("phase 'meld' means a card taken from the pile is owed (F6): give it in must_use")
     (card,) = _Cards().take([token], "must_use")
-    board = state._board
     seat = int(board[bd.CURRENT])
     if not bd.hands(board)[seat, card]:
         raise PositionError(f"must_use {CARD_STRINGS[card]} is not in the hand of seat {seat}, who is to move")
@@ -228,14 +230,13 @@ def _load_record(state: Rummy500State, position: dict[str, Any]) -> None:
     actions = position.get("actions", [])
     if not isinstance(actions, list):
         raise PositionError(f"actions must be a list of action numbers, got {actions!r}")
-    state._seed = seed
     if not all(type(a) is int and 0 <= a < NUM_ACTIONS for a in actions):
         bad = next(a for a in actions if type(a) is not int or not 0 <= a < NUM_ACTIONS)
         raise PositionError(f"actions must be action numbers 0..{NUM_ACTIONS - 1}, got {bad!r}")
-    state._history = list(actions)
-    state._rng = np.random.default_rng(seed or 0)
+    rng = np.random.default_rng(seed or 0)
     if "rng" in position:
         try:
-            state._rng.bit_generator.state = position["rng"]
+            rng.bit_generator.state = position["rng"]
         except (TypeError, ValueError, KeyError) as exc:
             raise PositionError(f"rng is not a PCG64 bit generator state: {exc}") from exc
+    state.restore_record(seed, actions, rng)

@@ -18,16 +18,17 @@ generator for later deals) and the replay record.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import dataclasses
+import secrets
 from functools import cache
 from typing import Any
 
 import numpy as np
 
-from rummienv.cards import CARD_STRINGS, NUM_CARDS
-from rummienv.core import State
+from rummienv.cards import CARD_STRINGS, CARD_VALUES, NUM_CARDS
+from rummienv.core import Game, RulesArg, State
 from rummienv.errors import IllegalActionError, RulesError
-from rummienv.rules import Rummy500Rules, make_rules
+from rummienv.rules import Rummy500Rules
 from rummienv.rummy500 import actions as act
 from rummienv.rummy500 import board as bd
 from rummienv.rummy500.describe import public_dict, state_to_dict
@@ -36,6 +37,7 @@ from rummienv.rummy500.kernels import fill_mask, hand_points, play, play_drawn
 from rummienv.rummy500.observation import fill_observation, layout_offsets, observation_layout
 
 PHASES = ("draw", "meld", "discard")
+HAND_POINTS_SCALE = 100.0  # points per unit of reward for one hand (reward="score")
 
 
 @cache
@@ -49,40 +51,44 @@ def hand_size(rules: Rummy500Rules, num_players: int) -> int:
     return rules.hand_size_two_players if num_players == 2 else rules.hand_size
 
 
-class Rummy500Game:
-    """Builds Rummy 500 states for one rules preset and table size."""
+class Rummy500Game(Game):
+    """Builds Rummy 500 states for one rules preset and table size; ``whole_game`` plays to the target (F12)."""
 
-    whole_turns = False  # a Rummy 500 turn is a few decisions already: there is no whole-turn action mode
+    num_actions = act.NUM_ACTIONS
+    rules_type = Rummy500Rules
+    default_rules = "rummy500"
 
-    def __init__(self, rules: Rummy500Rules | dict[str, Any] | None = None, num_players: int = 2):
-        if rules is None or isinstance(rules, dict):
-            rules = make_rules("rummy500", rules)
-        if not isinstance(rules, Rummy500Rules):
-            raise RulesError(f"Rummy500Game needs Rummy500Rules, got {type(rules).__name__}")
-        if isinstance(num_players, bool) or num_players not in (2, 3, 4):
-            raise RulesError(f"Rummy 500 is for 2-4 players (F1), got num_players={num_players!r}")
-        dealt = num_players * hand_size(rules, num_players)
+    def __init__(self, rules: RulesArg = None, num_players: int = 2, whole_game: bool = False) -> None:
+        super().__init__(rules, num_players, whole_game)
+        if whole_game:  # the rules carry it, so that positions and replays keep it
+            self.rules = dataclasses.replace(self.rules, whole_game=True)
+        self.whole_game = self.rules.whole_game
+        dealt = self.num_players * hand_size(self.rules, self.num_players)
         if dealt + 1 > NUM_CARDS:
             raise RulesError(f"dealing {dealt} cards to {num_players} players leaves no upcard in a 52-card pack (F2)")
-        self.rules = rules
-        self.num_players = num_players
-        self.num_actions = act.NUM_ACTIONS
-        self.observation_layout, _, self.observation_size = _layout(num_players)
 
-    def new_initial_state(self, seed: int) -> Rummy500State:
+    @property
+    def observation_layout(self) -> dict[str, slice]:
+        return _layout(self.num_players)[0]
+
+    @property
+    def score_scale(self) -> float:
+        """A hand's points by a typical hand's (tens of points); a whole game's payouts by the target."""
+        return float(self.rules.target_score) if self.whole_game else HAND_POINTS_SCALE
+
+    def wide_parts(self) -> dict[str, tuple[float, float]]:
+        """One hand moves a total by at most the pack's points; a whole game has no bound."""
+        most = np.inf if self.whole_game else CARD_VALUES.sum() / self.rules.target_score
+        return {"scores": (-most, most)}
+
+    def new_initial_state(self, seed: int | None = None) -> Rummy500State:
         """A fresh deal; every chance event of the game comes from ``default_rng(seed)``."""
+        seed = secrets.randbits(63) if seed is None else int(seed)
         state = Rummy500State(self.rules, self.num_players)
-        state._seed = int(seed)
+        state._seed = seed
         state._rng = np.random.default_rng(seed)
         state._dealer = int(state._rng.integers(self.num_players))  # F2: first dealer random
         state._deal()
-        return state
-
-    def replay(self, seed: int, actions: Iterable[int]) -> Rummy500State:
-        """The state a replay record (seed and action list) leads to."""
-        state = self.new_initial_state(seed)
-        for action in actions:
-            state.apply_action(action)
         return state
 
 
@@ -90,7 +96,7 @@ class Rummy500State(State):
     """One Rummy 500 hand (or game) in progress.
 
     Get one from ``Rummy500Game.new_initial_state`` or ``load_state``; the
-    constructor only makes the empty board that those two fill.
+    constructor only makes the empty state that those two fill.
     """
 
     num_actions = act.NUM_ACTIONS
@@ -108,6 +114,21 @@ class Rummy500State(State):
         self._seed: int | None = None
         self._history: list[int] = []
         self._mask: np.ndarray | None = None
+
+    def restore(self, board: np.ndarray, *, dealer: int, hand_number: int, totals: list[int]) -> None:
+        """Adopt, on a fresh state, a hand that the position loader has built and checked: the loader owns the
+        checks, the state its fields, which are set here and nowhere else outside play."""
+        self._board = board
+        self._dealer = dealer
+        self._hand_number = hand_number
+        self._totals[:] = totals
+
+    def restore_record(self, seed: int | None, history: list[int], rng: np.random.Generator) -> None:
+        """Adopt a loaded replay record and the generator of later deals: apart from ``restore`` because the
+        loader reads a position's record only once its hand has passed every check (F12 asks the state)."""
+        self._seed = seed
+        self._history = list(history)
+        self._rng = rng
 
     def _deal(self) -> None:
         """F2: deal round the table from the dealer's left, turn up one card, stock the rest."""
@@ -155,6 +176,23 @@ class Rummy500State(State):
         """Running totals (F11), including every finished hand."""
         return self._totals.copy()
 
+    @property
+    def board(self) -> np.ndarray:
+        """The packed hand the compiled kernels play on (board.py): the array itself, not a copy, since views
+        read it every step. Read it; never write it."""
+        return self._board
+
+    @property
+    def hand_number(self) -> int:
+        """Hands finished before this one in a whole game (F12), from 0."""
+        return self._hand_number
+
+    @property
+    def rng_state(self) -> dict[str, Any] | None:
+        """State of the generator that deals the later hands (a position keeps it to go on exactly); None
+        before any deal."""
+        return None if self._rng is None else self._rng.bit_generator.state
+
     def is_terminal(self) -> bool:
         return self._board.item(bd.STEP) == bd.OVER_STEP
 
@@ -199,14 +237,14 @@ class Rummy500State(State):
     def _end_hand(self) -> None:
         """F11 into the totals; then F12: stop, or deal the next hand from the dealer's left."""
         self._totals += self.hand_points()
-        if not self.rules.whole_game or self._winner() >= 0:
+        if not self.rules.whole_game or self.game_winner() >= 0:
             self._board[bd.STEP] = bd.OVER_STEP
             return
         self._dealer = (self._dealer + 1) % self.num_players
         self._hand_number += 1
         self._deal()
 
-    def _winner(self) -> int:
+    def game_winner(self) -> int:
         """The seat that has won the game (F12), or -1: a tie at the top plays one more hand."""
         best = self._totals.max()
         if best < self.rules.target_score or np.count_nonzero(self._totals == best) > 1:
@@ -223,7 +261,7 @@ class Rummy500State(State):
             return self.hand_points().astype(np.float64)
         if not self.is_terminal():
             return np.zeros(self.num_players, dtype=np.float64)
-        winner = self._winner()
+        winner = self.game_winner()
         pay = (self._totals - self._totals[winner]).astype(np.float64)
         pay[winner] = -pay.sum()
         return pay

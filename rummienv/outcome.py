@@ -1,0 +1,45 @@
+"""How a finished game becomes results: winners, shared wins and rewards, each defined once.
+
+The envs' rewards, self-play's record of the learner against each opponent and the evaluator's win rates
+all read these, so that a shared win counts the same everywhere and a positive score is never taken for a
+win (in Rummy 500 every seat can score points in a hand it loses).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from rummienv.core import Game, State
+
+REWARDS = ("score", "win")
+
+
+def top_seats(scores: Sequence[float] | np.ndarray) -> list[int]:
+    """The seats with the top score: the winners, unless a game's rules break such ties (``State.winners``)."""
+    scores = np.asarray(scores)
+    return np.flatnonzero(scores == scores.max()).tolist()
+
+
+def shares(winners: Sequence[int], num_players: int) -> np.ndarray:
+    """Each seat's share of the win: 1/k to each of k winners, 0 to the others."""
+    out = np.zeros(num_players)
+    out[list(winners)] = 1.0 / len(winners)
+    return out
+
+
+def win_shares(state: State) -> np.ndarray:
+    """Each seat's share of a finished game's win (``shares`` of ``State.winners``)."""
+    return shares(state.winners(), state.num_players)
+
+
+def rewards(game: Game, state: State, mode: str) -> np.ndarray:
+    """Every seat's reward for a finished game: its points / ``game.score_scale`` (``"score"``), or +1 for
+    winning alone, 0 for a shared win and -1 otherwise (``"win"``)."""
+    if mode == "score":
+        return state.scores() / game.score_scale
+    won = win_shares(state)
+    return np.where(won == 1.0, 1.0, np.where(won > 0.0, 0.0, -1.0))
