@@ -182,12 +182,12 @@ def seconds(run: Run, n: int) -> float:
     return time.perf_counter() - start
 
 
-def _calibrate(run: Run, seconds: float) -> int:
-    """Steps that take about ``seconds``; the trial runs also warm the compiled kernels and caches up."""
+def _calibrate(run: Run, budget: float) -> int:
+    """Steps that take about ``budget`` seconds; the trial runs also warm the compiled kernels and caches up."""
     run(16)  # the first call loads the compiled kernels
     n = 16
-    while (elapsed := seconds(run, n)) < seconds / 2:
-        n = int(n * min(4.0, seconds / max(elapsed, 1e-6)))
+    while (elapsed := seconds(run, n)) < budget / 2:
+        n = int(n * min(4.0, budget / max(elapsed, 1e-6)))
     return n
 
 

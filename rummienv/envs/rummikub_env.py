@@ -75,10 +75,10 @@ class RummikubEnv(RummyEnv):
     - ``num_players``: 2, 3 or 4.
     - ``opponents``: one entry per other seat, in turn order from the learner's
       left (or one entry for all): ``"random"`` (uniform over legal actions, from
-      the env's ``np_random``), a baseline's name or a checkpoint path (through
-      ``agents.registry.make_agent``), or an object with ``act(observation,
-      action_mask)``, given that seat's flat observation and mask (and
-      ``observe(view)`` first if it sets ``reads_view``).
+      the env's ``np_random``), a baseline's name, ``"ppo"`` or a checkpoint path
+      (made by the registered agent factory, ``rummienv.envs.opponents``), or an
+      object with ``act(observation, action_mask)``, given that seat's flat
+      observation and mask (and ``observe(view)`` first if it sets ``reads_view``).
     - ``seat``: the learner's seat, or ``"random"`` to draw it at each reset.
     - ``rules``: overrides of the preset, a dict or a YAML path (``make_rules``).
     - ``reward``: ``"score"`` or ``"win"``.
