@@ -6,7 +6,8 @@ evaluations, opening a run, an optional warm start by cloning a baseline), then
 advantage estimation and clipped minibatch updates, with evaluations against the
 baselines on fixed duplicate deals, checkpoints and logs along the way. The games
 are played in this process or, with ``num_workers`` above 1, by worker processes
-(``agents.rollout_workers``), which write each rollout where the loop reads it.
+(``agents.rollout_workers``), which write each rollout where the loop reads it and
+play the next one while the loop trains on the last.
 
     python train.py --config configs/rummikub_2p.yaml [--total-steps N] [--resume | --overwrite]
 
@@ -124,11 +125,12 @@ class Learner:
     started: float = field(default_factory=time.time)
 
     def save(self, path: Path) -> None:
+        selfplay = self.envs.state_dict()  # first: it waits for a rollout being played, whose games the pool records
         save_checkpoint(path, {
             "config": to_dict(self.config), "model": self.net.state_dict(), "model_shape": dict(self.net.shape),
             "optimizer": self.optimizer.state_dict(), "update": self.update, "global_step": self.global_step,
             "wall_seconds": self.wall_seconds + time.time() - self.started,
-            "pool": self.pool.state_dict(), "selfplay": self.envs.state_dict(), "torch_rng": torch.get_rng_state(),
+            "pool": self.pool.state_dict(), "selfplay": selfplay, "torch_rng": torch.get_rng_state(),
         })
 
 
@@ -266,8 +268,6 @@ def train(learner: Learner, reporter: Reporter, run_dir: Path, launched: float) 
     request ("stopped"), which it returns; checkpoints and evaluations on their schedules and at the end."""
     config, net, optimizer, pool, envs = learner.config, learner.net, learner.optimizer, learner.pool, learner.envs
     obs_size, num_actions = game_shape(learner.game)
-    # The rollout's arrays, which the games' processes fill: one learner decision per game per step.
-    buf = {name: torch.from_numpy(array) for name, array in envs.buffers.items()}
     stop = StopRequest()
     progress = tqdm(total=config.num_updates * config.batch_size, initial=learner.global_step, unit="step",
                     dynamic_ncols=True, smoothing=0.1)
@@ -276,6 +276,7 @@ def train(learner: Learner, reporter: Reporter, run_dir: Path, launched: float) 
     train_seconds, rollout_seconds, env_steps_at_start, started = 0.0, 0.0, envs.env_steps, time.time()
     train_cpu_seconds = 0.0
     ending = "done"
+    envs.start_rollout(learner.update + 1)
     for update in range(learner.update + 1, config.num_updates + 1):
         if config.anneal_lr:
             frac = 1.0 - (update - 1.0) / config.num_updates
@@ -283,9 +284,11 @@ def train(learner: Learner, reporter: Reporter, run_dir: Path, launched: float) 
 
         # Rollout: every game stops at the learner's turn, where the network chooses in all of a process's
         # games at once (SelfPlay.rollout, in this process or in each worker's); num_steps decisions per game.
+        # Worker processes play the next rollout during this update, with these weights (rollout_workers).
         update_started, update_cpu_started = time.time(), time.process_time()
-        finished = envs.rollout(update)
+        finished = envs.collect(then=update + 1 if update < config.num_updates else None)
         learner.update, learner.global_step = update, learner.global_step + config.batch_size
+        buf = {name: torch.from_numpy(array) for name, array in envs.buffers.items()}  # the rollout's arrays
         obs, masks, actions, logprobs = buf["obs"], buf["masks"], buf["actions"], buf["logprobs"]
         rewards, dones, values = buf["rewards"], buf["dones"], buf["values"]
         next_obs, next_done = buf["next_obs"], buf["next_done"]
@@ -382,9 +385,16 @@ def train(learner: Learner, reporter: Reporter, run_dir: Path, launched: float) 
         elif stop.requested and update < config.num_updates:
             ending = "stopped"
         last = update == config.num_updates or ending == "out of time"
-        if update % config.eval_every == 0 or last:
+        evaluating = update % config.eval_every == 0 or last
+        saving = update % config.checkpoint_every == 0 or last or ending == "stopped"
+        if evaluating or saving:  # the next rollout first: its time is training's, and a checkpoint holds it
+            waited = time.time()
+            envs.wait()
+            waited = time.time() - waited
+            train_seconds, rollout_seconds = train_seconds + waited, rollout_seconds + waited
+        if evaluating:
             reporter.evaluate(learner)
-        if update % config.checkpoint_every == 0 or last or ending == "stopped":
+        if saving:
             learner.save(run_dir / "checkpoint.pt")
         progress.update(config.batch_size)
         progress.set_postfix(env_sps=f"{env_sps:.0f}",

@@ -11,6 +11,12 @@ every step for one batch over all games in the learner's process: a step's cost 
 game to game (a bot's whole turn, a mask with jokers), so workers stepped in lockstep spent most of their
 time waiting for the slowest, and two were no faster than one (measured: 7,000-9,300 moves/s either way).
 
+The workers play the next rollout while the learner trains on the last one, into the other of two sets of
+arrays, and each starts it as soon as its share of the last is done (``collect(then=...)``), so that neither
+the learner's update nor the slowest worker keeps a core idle. The next rollout therefore acts with the
+weights of one update before, which PPO's ratio, taken against the probabilities the rollout recorded,
+corrects for, and draws opponents by the pool's record up to the rollout before the last.
+
 What depends on the order of events is fixed by ``num_workers``: worker k plays under its own seed and
 sampler, the learner's pool records the finished games worker by worker, and each rollout starts every
 worker from the learner's pool and weights. The same seed and ``num_workers`` give the same run; a
@@ -56,7 +62,7 @@ class _Setup:
     num_envs: int  # all games
     num_steps: int  # learner decisions per game per rollout
     part: int  # the worker's number
-    buffers: str  # name of the shared memory
+    buffers: str  # name of the shared memory: two sets of the rollout's arrays, one trained on, one filled
 
 
 def _layout(num_steps: int, num_envs: int, obs_size: int, num_actions: int) -> tuple[dict, int]:
@@ -68,9 +74,10 @@ def _layout(num_steps: int, num_envs: int, obs_size: int, num_actions: int) -> t
     return places, offset
 
 
-def _views(buffer: shared_memory.SharedMemory, places: dict) -> dict[str, np.ndarray]:
-    return {name: np.ndarray(shape, dtype=dtype, buffer=buffer.buf, offset=offset)
-            for name, (offset, shape, dtype) in places.items()}
+def _views(buffer: shared_memory.SharedMemory, places: dict, size: int) -> list[dict[str, np.ndarray]]:
+    """The two sets of rollout arrays in the block, one after the other."""
+    return [{name: np.ndarray(shape, dtype=dtype, buffer=buffer.buf, offset=half * size + offset)
+             for name, (offset, shape, dtype) in places.items()} for half in range(2)]
 
 
 def _worker(setup: _Setup, pipe: connection.Connection) -> None:
@@ -87,13 +94,13 @@ def _worker(setup: _Setup, pipe: connection.Connection) -> None:
 def _serve(setup: _Setup, pipe: connection.Connection, buffer: shared_memory.SharedMemory) -> None:
     """Build this worker's games, then answer the learner's requests until told to close."""
     game = make_game(setup.game_name, setup.num_players, setup.rules, setup.whole_turns)
-    places, _ = _layout(setup.num_steps, setup.num_envs, *game_shape(game))
+    places, size = _layout(setup.num_steps, setup.num_envs, *game_shape(game))
     games = slice(setup.first, setup.first + setup.count)  # this worker's columns of every array
-    mine = {name: view[games] if name.startswith("next_") else view[:, games]
-            for name, view in _views(buffer, places).items()}
+    mine = [{name: view[games] if name.startswith("next_") else view[:, games] for name, view in half.items()}
+            for half in _views(buffer, places, size)]
     pool = OpponentPool(setup.baselines, *setup.pool)
     net = ActorCritic(**setup.net_shape)
-    envs = SelfPlay(game, setup.game_name, setup.count, pool, net, setup.reward, setup.seed, mine, setup.part)
+    envs = SelfPlay(game, setup.game_name, setup.count, pool, net, setup.reward, setup.seed, mine[0], setup.part)
     def take_over(weights: dict, stats: dict, snapshots: dict) -> None:
         """The learner's weights and pool: its snapshots are the new ones sent and those held already."""
         net.load_state_dict(weights)
@@ -106,6 +113,7 @@ def _serve(setup: _Setup, pipe: connection.Connection, buffer: shared_memory.Sha
         if request == "rollout":
             update, *learner = payload
             take_over(*learner)
+            envs.buffers = mine[update % 2]
             pipe.send((envs.rollout(update), envs.env_steps, envs.episodes))
         elif request == "reset":  # the deals' first moves may be the current network's, as an opponent
             take_over(*payload)
@@ -131,8 +139,11 @@ class ParallelSelfPlay:
         self.num_envs, self.pool, self.learner = num_envs, pool, learner
         self.env_steps, self.episodes = 0, 0
         places, size = _layout(num_steps, num_envs, *game_shape(game))
-        self._buffer: shared_memory.SharedMemory | None = shared_memory.SharedMemory(create=True, size=size)
-        self.buffers = _views(self._buffer, places)
+        self._buffer: shared_memory.SharedMemory | None = shared_memory.SharedMemory(create=True, size=2 * size)
+        self._halves = _views(self._buffer, places, size)  # rollout u fills half u % 2
+        self.buffers = self._halves[0]  # the last rollout collected
+        self._playing: int | None = None  # the rollout the workers are playing
+        self._ready: tuple[int, list[tuple[str, float]]] | None = None  # one collected, not yet handed out
         self._sent: list[set[str]] = []  # the snapshots each worker holds
         self._pipes: list[connection.Connection] = []
         self._processes: list[Any] = []
@@ -153,21 +164,40 @@ class ParallelSelfPlay:
     # ------------------------------------------------------------ requests
     def _ask(self, requests: list[tuple[str, Any]]) -> list[Any]:
         """Send each worker its request, then wait for every answer, watching for a worker that died."""
-        for k, (pipe, request) in enumerate(zip(self._pipes, requests, strict=True)):
-            try:
-                pipe.send(request)
-            except OSError:  # a broken pipe: the worker is gone
-                raise self._lost(k, request[0]) from None
-        answers = []
-        for k, (pipe, process) in enumerate(zip(self._pipes, self._processes, strict=True)):
-            try:
-                while not pipe.poll():
-                    connection.wait([pipe, process.sentinel], timeout=5.0)
-                    if not process.is_alive() and not pipe.poll():
-                        raise self._lost(k, requests[k][0])
-                answers.append(pipe.recv())
-            except (EOFError, OSError):
-                raise self._lost(k, requests[k][0]) from None
+        self._send(requests)
+        return self._answers(requests)
+
+    def _send(self, requests: list[tuple[str, Any]]) -> None:
+        for k, request in enumerate(requests):
+            self._send_one(k, request)
+
+    def _send_one(self, k: int, request: tuple[str, Any]) -> None:
+        try:
+            self._pipes[k].send(request)
+        except OSError:  # a broken pipe: the worker is gone
+            raise self._lost(k, request[0]) from None
+
+    def _answers(self, requests: list[tuple[str, Any]], then: list[tuple[str, Any]] | None = None) -> list[Any]:
+        """Every worker's answer, in whichever order they come; a worker that has answered is sent its request
+        of ``then`` at once, so that it need not wait for the others."""
+        answers: list[Any] = [None] * len(self._pipes)
+        waiting = list(range(len(self._pipes)))
+        while waiting:
+            connection.wait([self._pipes[k] for k in waiting] + [self._processes[k].sentinel for k in waiting],
+                            timeout=5.0)
+            for k in list(waiting):
+                pipe = self._pipes[k]
+                try:
+                    if not pipe.poll():
+                        if not self._processes[k].is_alive():
+                            raise self._lost(k, requests[k][0])
+                        continue
+                    answers[k] = pipe.recv()
+                except (EOFError, OSError):
+                    raise self._lost(k, requests[k][0]) from None
+                waiting.remove(k)
+                if then is not None:
+                    self._send_one(k, then[k])
         return answers
 
     def _lost(self, k: int, request: str) -> WorkerError:
@@ -197,17 +227,64 @@ class ParallelSelfPlay:
         self._counted(self._ask([("reset", learner) for learner in self._learner()]))
 
     def rollout(self, update: int) -> list[tuple[str, float]]:
-        """Every worker plays its share of the rollout from the learner's weights and pool (new snapshots
-        sent once); the pool then records the games that ended, worker by worker."""
-        answers = self._ask([("rollout", (update, *learner)) for learner in self._learner()])
-        finished = [game for games, _, _ in answers for game in games]
+        """``start_rollout`` then ``collect``: one rollout, waited for, and nothing started after it."""
+        self.start_rollout(update)
+        return self.collect()
+
+    def _requests(self, update: int) -> list[tuple[str, Any]]:
+        """Each worker's request to play its share of rollout ``update`` from the learner's weights and pool as
+        they are now (new snapshots sent once), into half ``update % 2`` of the arrays."""
+        return [("rollout", (update, *learner)) for learner in self._learner()]
+
+    def start_rollout(self, update: int) -> None:
+        """Every worker starts its share of rollout ``update``; the learner goes on meanwhile. A rollout taken in
+        already (at a checkpoint, or from one) is not played again."""
+        if self._ready is not None and self._ready[0] == update:
+            return
+        self._send(self._requests(update))
+        self._playing = update
+
+    def collect(self, then: int | None = None) -> list[tuple[str, float]]:
+        """Wait for the rollout being played (unless taken in already), starting rollout ``then`` (if given) in
+        each worker as soon as it is done, from the weights and pool as they are on the call, so that a worker
+        whose games went quickly does not wait for the others. The pool then records the games that ended,
+        worker by worker, and the rollout's arrays are ``buffers``."""
+        following = None if then is None else self._requests(then)
+        if self._ready is None:
+            self._take_in(following)
+        elif following is not None:
+            self._send(following)
+        self._playing = then
+        update, finished = self._ready
+        self._ready = None
         for name, result in finished:
             self.pool.record(name, result)
-        self._counted([(steps, episodes) for _, steps, episodes in answers])
+        self.buffers = self._halves[update % 2]
         return finished
 
+    def wait(self) -> None:
+        """Take in the rollout being played, if one is; ``collect`` hands it out."""
+        self._take_in(None)
+
+    def _take_in(self, following: list[tuple[str, Any]] | None) -> None:
+        if self._playing is None:
+            return
+        update, self._playing = self._playing, None
+        answers = self._answers([("rollout", None)] * len(self._pipes), following)
+        self._counted([(steps, episodes) for _, steps, episodes in answers])
+        self._ready = (update, [game for games, _, _ in answers for game in games])
+
     def state_dict(self) -> dict[str, Any]:
-        return {"workers": self._ask([("state_dict", None)] * len(self._pipes))}
+        """Every worker's games, and the rollout played for the next update, so that a resumed run trains on
+        the very same one: a rollout being played is waited for first."""
+        self.wait()
+        data: dict[str, Any] = {"workers": self._ask([("state_dict", None)] * len(self._pipes))}
+        if self._ready is not None:
+            update, finished = self._ready
+            half = self._halves[update % 2]
+            data["ready"] = {"update": update, "finished": list(finished),
+                             "arrays": {name: torch.from_numpy(array.copy()) for name, array in half.items()}}
+        return data
 
     def load_state_dict(self, data: dict[str, Any]) -> None:
         workers = data.get("workers")
@@ -216,6 +293,11 @@ class ParallelSelfPlay:
             raise ValueError(f"the checkpoint holds {have} workers' games; this run has {len(self._pipes)} "
                              "(num_workers must stay as the run began)")
         self._counted(self._ask([("load_state_dict", w) for w in workers]))
+        if "ready" in data:
+            ready = data["ready"]
+            for name, array in self._halves[ready["update"] % 2].items():
+                array[...] = ready["arrays"][name].numpy()
+            self._ready = (int(ready["update"]), [(str(n), float(r)) for n, r in ready["finished"]])
 
     def close(self) -> None:
         """Stop the workers and free the shared memory; safe to call twice, or after a worker died."""
@@ -234,7 +316,7 @@ class ParallelSelfPlay:
             pipe.close()
         self._pipes, self._processes = [], []
         if self._buffer is not None:
-            self.buffers = {}
+            self.buffers, self._halves = {}, []
             try:
                 self._buffer.close()
             except BufferError:  # arrays still view it (a traceback's frames); the block goes with the process

@@ -155,6 +155,7 @@ class SelfPlay:
         self.done = np.zeros(num_envs, dtype=bool)  # whether each game's next decision is a new game's first
         self.buffers = buffers  # the rollout's arrays (rollout_buffers), these games' columns
         self.part = part  # which share of a run's games these are (rollout_generator)
+        self._next = 1  # the rollout that collect() plays
 
     # --------------------------------------------------------------- rollouts
     def begin_rollout(self, update: int) -> None:
@@ -203,6 +204,20 @@ class SelfPlay:
             finished += self.finished
         buf["next_obs"][:], buf["next_mask"][:], buf["next_done"][:] = obs, mask, self.done
         return finished
+
+    def start_rollout(self, update: int) -> None:
+        """Name the next rollout; in one process it is played when collected, with the weights of that moment."""
+        self._next = update
+
+    def collect(self, then: int | None = None) -> list[tuple[str, float]]:
+        """Play the rollout named by ``start_rollout`` (``rollout``), and name ``then`` as the next; its arrays are
+        ``buffers``."""
+        finished = self.rollout(self._next)
+        self._next = then
+        return finished
+
+    def wait(self) -> None:
+        """Nothing is played in the background in one process (``ParallelSelfPlay.wait``)."""
 
     def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         self.finished = []

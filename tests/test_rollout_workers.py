@@ -86,3 +86,29 @@ def test_a_worker_plays_its_share_as_the_learners_process_would():
         assert envs.state_dict()["workers"][0]["games"] == alone.state_dict()["games"]  # every seat's moves
     finally:
         envs.close()
+
+
+def test_the_next_rollout_is_played_during_the_update_with_the_weights_it_started_with():
+    """The learner trains on one rollout's arrays while the workers fill the other half with the next one, played
+    with the weights sent when it started: changing them meanwhile (the update) changes neither."""
+    runs = []
+    for change in (False, True):
+        envs = _selfplay(7)
+        try:
+            envs.reset()
+            envs.start_rollout(1)
+            envs.collect()
+            first = {name: array.copy() for name, array in envs.buffers.items()}
+            trained_on = envs.buffers
+            envs.start_rollout(2)
+            if change:
+                with torch.no_grad():
+                    for parameter in envs.learner.parameters():
+                        parameter.add_(1.0)
+            envs.collect()
+            assert all(np.array_equal(trained_on[name], first[name]) for name in first)
+            assert envs.buffers is not trained_on
+            runs.append({name: array.copy() for name, array in envs.buffers.items()})
+        finally:
+            envs.close()
+    assert all(np.array_equal(runs[0][name], runs[1][name]) for name in runs[0])
