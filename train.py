@@ -6,8 +6,8 @@ evaluations, opening a run, an optional warm start by cloning a baseline), then
 advantage estimation and clipped minibatch updates, with evaluations against the
 baselines on fixed duplicate deals, checkpoints and logs along the way. The games
 are played in this process or, with ``num_workers`` above 1, by worker processes
-(``agents.rollout_workers``), which write each rollout where the loop reads it and
-play the next one while the loop trains on the last.
+(``agents.rollout_workers``), which write each rollout where the loop reads it and,
+with ``overlap``, play the next one while the loop trains on the last.
 
     python train.py --config configs/rummikub_2p.yaml [--total-steps N] [--resume | --overwrite]
 
@@ -276,7 +276,8 @@ def train(learner: Learner, reporter: Reporter, run_dir: Path, launched: float) 
     train_seconds, rollout_seconds, env_steps_at_start, started = 0.0, 0.0, envs.env_steps, time.time()
     train_cpu_seconds = 0.0
     ending = "done"
-    envs.start_rollout(learner.update + 1)
+    if config.overlap:
+        envs.start_rollout(learner.update + 1)
     for update in range(learner.update + 1, config.num_updates + 1):
         if config.anneal_lr:
             frac = 1.0 - (update - 1.0) / config.num_updates
@@ -284,9 +285,12 @@ def train(learner: Learner, reporter: Reporter, run_dir: Path, launched: float) 
 
         # Rollout: every game stops at the learner's turn, where the network chooses in all of a process's
         # games at once (SelfPlay.rollout, in this process or in each worker's); num_steps decisions per game.
-        # Worker processes play the next rollout during this update, with these weights (rollout_workers).
+        # With ``overlap``, worker processes play the next rollout during this update, with these weights.
         update_started, update_cpu_started = time.time(), time.process_time()
-        finished = envs.collect(then=update + 1 if update < config.num_updates else None)
+        if config.overlap:
+            finished = envs.collect(then=update + 1 if update < config.num_updates else None)
+        else:
+            finished = envs.rollout(update)
         learner.update, learner.global_step = update, learner.global_step + config.batch_size
         buf = {name: torch.from_numpy(array) for name, array in envs.buffers.items()}  # the rollout's arrays
         obs, masks, actions, logprobs = buf["obs"], buf["masks"], buf["actions"], buf["logprobs"]

@@ -128,10 +128,13 @@ class TrainConfig:
     torch_threads: int = _knob(1, lo=1)
     """torch intra-op threads; 1 leaves the other core to the game engine's numba code"""
     num_workers: int = _knob(0, lo=0)
-    """processes playing the games (engine, masks, opponents, the learner's own moves), the next rollout while the
-    learner's process updates on the last, so acting with weights one update old; 0 takes one per core, 1 plays
-    them in the learner's process, between updates. The run depends on the number, so configs meant to be
-    reproduced anywhere name it; a resumed run keeps its own"""
+    """processes playing the games (engine, masks, opponents, the learner's own moves) while the learner's
+    process updates; 0 takes one per core, 1 plays them in the learner's process. The run depends on the
+    number, so configs meant to be reproduced anywhere name it; a resumed run keeps its own"""
+    overlap: bool = False
+    """with worker processes: play the next rollout while the learner updates on the last, each worker starting
+    as soon as its share is done, so acting with weights one update old; it pays where the update is a large
+    share of the time (Rummy 500), and one Rummikub run learned more slowly with it (docs/results.md)"""
 
     def __post_init__(self) -> None:
         """Opponents left unset are the game's own baselines, since each game has its own bots."""

@@ -76,14 +76,16 @@ def test_smoke_run_leaves_checkpoint_curves_plot_and_table(tmp_path: Path) -> No
         load_agent(run / "checkpoint.pt", "rummikub", 2)
 
 
-@pytest.mark.parametrize("workers", [1, 2])
+@pytest.mark.parametrize(("workers", "overlap", "checkpoint_every"), [(1, False, 1), (2, False, 1), (2, True, 3)])
 def test_interrupted_run_resumes_to_the_same_result(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                    capsys: pytest.CaptureFixture, workers: int) -> None:
+                                                    capsys: pytest.CaptureFixture, workers: int, overlap: bool,
+                                                    checkpoint_every: int) -> None:
     """Ctrl-C mid-run, then --resume, ends exactly where an uninterrupted run ends, games stepped in the
-    learner's process or by worker processes."""
+    learner's process or by worker processes, and with the next rollout played during the update (stopped, as
+    a rule, between checkpoints: the checkpoint then holds a rollout the uninterrupted run took in later)."""
     updates = 8
-    changes = {"total_steps": updates * 128, "checkpoint_every": 1, "eval_every": 100, "eval_deals": 2,
-               "imitation_teacher": "", "num_workers": workers}
+    changes = {"total_steps": updates * 128, "checkpoint_every": checkpoint_every, "eval_every": 100,
+               "eval_deals": 2, "imitation_teacher": "", "num_workers": workers, "overlap": overlap}
     config = config_file(tmp_path, "interrupted", **changes)
     interrupted = start_train("--config", str(config), "--runs-dir", str(tmp_path))
     run_in_process(monkeypatch, "--config", str(config_file(tmp_path, "straight", **changes)),
