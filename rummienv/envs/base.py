@@ -26,7 +26,7 @@ Observation = dict[str, np.ndarray]
 
 def observation_space(adapter: GameAdapter) -> spaces.Dict:
     """``{"observation": float32 vector, "action_mask": int8 0/1}``: PettingZoo's classic convention."""
-    low, high = adapter.observation_bounds()
+    low, high = adapter.game.observation_bounds()
     return spaces.Dict({
         "observation": spaces.Box(low, high, dtype=np.float32),
         "action_mask": spaces.Box(0, 1, shape=(adapter.num_actions,), dtype=np.int8),
@@ -172,5 +172,5 @@ class RummyEnv(gym.Env[Observation, int]):
         info: dict[str, Any] = {"action_mask": mask}
         if terminated:
             info["scores"] = state.scores()
-            info["winners"] = self.adapter.winners(state)
+            info["winners"] = state.winners()
         return {"observation": state.observation(self.seat), "action_mask": mask}, info

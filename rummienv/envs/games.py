@@ -32,32 +32,17 @@ class GameAdapter:
     def __init__(self, game: str, num_players: int, rules: RulesArg, whole_game: bool, whole_turns: bool) -> None:
         if rules is not None and not isinstance(rules, (dict, str, Path)) and not hasattr(rules, "game"):
             raise ValueError(f"rules must be a dict of overrides, a YAML file path or None, got {type(rules).__name__}")
-        if isinstance(num_players, bool) or num_players not in (2, 3, 4):
-            raise ValueError(f"num_players must be 2, 3 or 4, got {num_players!r}")
-        for name, value in (("whole_game", whole_game), ("whole_turns", whole_turns)):
-            if not isinstance(value, bool):
-                raise ValueError(f"{name} must be True or False, got {value!r}")
         self.info = games.info(game)
         self.name = game
-        self.game = games.make_game(game, int(num_players), rules, whole_game, whole_turns)
+        self.game = games.make_game(game, num_players, rules, whole_game, whole_turns)  # which checks the rest
         self.rules = self.game.rules
         self.num_players = self.game.num_players
         self.title = self.info.title
         self.num_actions = self.game.num_actions
         self.observation_layout = self.game.observation_layout
 
-    @property
-    def observation_size(self) -> int:
-        return self.game.observation_size
-
-    def observation_bounds(self) -> tuple[np.ndarray, np.ndarray]:
-        return self.game.observation_bounds()
-
     def new_state(self, seed: int) -> State:
         return self.game.new_initial_state(seed)
-
-    def winners(self, state: State) -> list[int]:
-        return state.winners()
 
     def rewards(self, state: State, mode: str) -> np.ndarray:
         """Every seat's reward for a finished episode (``rummienv.outcome.rewards``)."""
