@@ -53,9 +53,6 @@ class GameInfo:
     env_id: str | None = None
     env: str | None = None
 
-    def game_class(self) -> type[Game]:
-        return load(self.game)
-
 
 ENTRY_POINTS = "rummienv.games"  # where an installed package declares its games (each a GameInfo)
 _GAMES: dict[str, GameInfo] = {}
@@ -144,7 +141,7 @@ def make_game(name: str, num_players: int = 2, rules: Any = None, whole_game: bo
         rules = make_rules(name, rules or None)
     elif getattr(rules, "game", None) != name:
         raise RulesError(f"rules are for game {getattr(rules, 'game', rules)!r}, not {name!r}")
-    kind = load(entry.whole_turns) if whole_turns else entry.game_class()
+    kind: type[Game] = load(entry.whole_turns if whole_turns else entry.game)
     return kind(rules, num_players, whole_game)
 
 

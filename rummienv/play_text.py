@@ -20,7 +20,14 @@ RULES_NOTE = "rule ids in messages, like (T7) or (F6), are explained in docs/RUL
 
 
 def display(game: Any) -> ModuleType:
-    """The display module of a game named, or of its rules, Game or State."""
+    """The display module of a game named, or of its rules, Game or State.
+
+    A display module defines ``HELP`` (the moves a person types), ``HINT`` (the bot whose move ``hint``
+    shows), ``NO_CLOCK`` (why the game has no turn clock, or None), and ``render``, ``who_starts``,
+    ``parse_move``, ``why_not``, ``gained``, ``describe_turn``, ``as_command``, ``deal_number``, ``totals``,
+    ``table_sets``, ``time_out`` (games with a clock) and ``page_parts`` (the replay page), with the
+    signatures of ``rummienv/rummikub/display.py``.
+    """
     entry = games.of(game)
     if entry.display is None:
         raise ValueError(f"{entry.title} has no display module: it cannot be played in the terminal or replayed "

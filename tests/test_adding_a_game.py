@@ -15,7 +15,9 @@ from test_envs import WRAPPED
 from test_envs_aec import PETTINGZOO_ADVICE
 
 import rummienv
+from agents import registry
 from agents.evaluate import evaluate
+from agents.random_agent import RandomAgent
 from agents.registry import baseline_names
 from rummienv import games, replay
 from rummienv.envs import IllegalActionPenalty
@@ -90,6 +92,21 @@ def test_the_evaluator_plays_it_with_the_baseline_every_game_has():
     first = evaluate("high_card", ["random", "random"], 2, 30, seed=4, progress=False)
     assert first == evaluate("high_card", ["random", "random"], 2, 30, seed=4, progress=False)
     assert sum(row["wins"] for row in first["agents"].values()) == pytest.approx(60)
+
+
+def test_a_game_family_gets_baselines_of_its_own(monkeypatch):
+    class HighestFirst(RandomAgent):  # lays its highest card: no better or worse in a game of sums
+        def act(self, observation, action_mask):
+            return int(np.flatnonzero(action_mask)[-1])
+
+    monkeypatch.setitem(registry.BASELINES, "high_card", {})
+    registry.register_baselines("high_card", {"random": lambda rules, seed: RandomAgent(seed),
+                                              "highest": lambda rules, seed: HighestFirst(seed)})
+    assert baseline_names("high_card") == ["random", "highest"]
+    result = evaluate("high_card", ["highest", "random"], 2, 10, seed=1, progress=False)
+    assert set(result["agents"]) == {"highest", "random"}
+    with pytest.raises(ValueError, match="unknown agent 'max_tiles' for high_card"):
+        registry.make_agent("max_tiles", "high_card", 2)
 
 
 def test_rewards_and_win_shares_are_the_same_definitions_as_for_every_game():

@@ -2,8 +2,8 @@
 
 The Gymnasium and PettingZoo envs are written once for every registered game
 (``rummienv.games``); an adapter builds the game from the env's arguments and
-answers what the envs ask of it: the observation's layout and bounds, how points
-become a reward (``rummienv.outcome``), who won, and the seat's render.
+answers what the envs ask of it besides the Game's own answers: how points become
+a reward (``rummienv.outcome``) and the seat's render, as text or a picture.
 """
 
 from __future__ import annotations
@@ -33,11 +33,9 @@ class GameAdapter:
         if rules is not None and not isinstance(rules, (dict, str, Path)) and not hasattr(rules, "game"):
             raise ValueError(f"rules must be a dict of overrides, a YAML file path or None, got {type(rules).__name__}")
         self.info = games.info(game)
-        self.name = game
         self.game = games.make_game(game, num_players, rules, whole_game, whole_turns)  # which checks the rest
         self.rules = self.game.rules
         self.num_players = self.game.num_players
-        self.title = self.info.title
         self.num_actions = self.game.num_actions
         self.observation_layout = self.game.observation_layout
 
@@ -54,7 +52,7 @@ class GameAdapter:
     def frame(self, state: State, seat: int) -> np.ndarray:
         """The picture of what ``seat`` knows (``picture.FRAME_SHAPE``, uint8 RGB)."""
         if self.info.picture is None:
-            raise ValueError(f"{self.title} has no pictures: render_mode 'rgb_array' is not available")
+            raise ValueError(f"{self.info.title} has no pictures: render_mode 'rgb_array' is not available")
         return games.load(self.info.picture)(state.view(seat), self.game)
 
 
