@@ -17,6 +17,7 @@ import numpy as np
 
 from rummienv.errors import IllegalActionError, RulesError
 from rummienv.outcome import top_seats
+from rummienv.rules import make_rules
 
 TIMEOUT = -1  # how a history records a turn clock running out (a game's apply_timeout); a replay calls it there
 RulesArg = Any  # a rules object of the game, a preset's name, a dict of overrides, a YAML Path, or None
@@ -36,11 +37,9 @@ class Game(ABC):
     whole_turns: ClassVar[bool] = False  # whether this is a whole-turn action mode (rummienv.rummikub.whole_turns)
 
     def __init__(self, rules: RulesArg = None, num_players: int = 2, whole_game: bool = False) -> None:
-        from rummienv.rules import make_rules
-
         if rules is None or isinstance(rules, str):
             rules = make_rules(rules or self.default_rules)
-        elif isinstance(rules, (dict, str, Path)):
+        elif isinstance(rules, (dict, Path)):
             rules = make_rules(self.default_rules, rules)
         if not isinstance(rules, self.rules_type):
             raise RulesError(f"{type(self).__name__} needs {self.rules_type.__name__}, got {type(rules).__name__}")
