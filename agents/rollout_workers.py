@@ -11,11 +11,12 @@ every step for one batch over all games in the learner's process: a step's cost 
 game to game (a bot's whole turn, a mask with jokers), so workers stepped in lockstep spent most of their
 time waiting for the slowest, and two were no faster than one (measured: 7,000-9,300 moves/s either way).
 
-The workers play the next rollout while the learner trains on the last one, into the other of two sets of
-arrays, and each starts it as soon as its share of the last is done (``collect(then=...)``), so that neither
-the learner's update nor the slowest worker keeps a core idle. The next rollout therefore acts with the
-weights of one update before, which PPO's ratio, taken against the probabilities the rollout recorded,
-corrects for, and draws opponents by the pool's record up to the rollout before the last.
+With the config's ``overlap``, the workers play the next rollout while the learner trains on the last one,
+into the other of two sets of arrays, and each starts it as soon as its share of the last is done
+(``collect(then=...)``), so that neither the learner's update nor the slowest worker keeps a core idle. The
+next rollout then acts with the weights of one update before, which PPO's ratio, taken against the
+probabilities the rollout recorded, corrects for, and draws opponents by the pool's record up to the
+rollout before the last. Without it (``rollout``), each rollout starts after the update, as in one process.
 
 What depends on the order of events is fixed by ``num_workers``: worker k plays under its own seed and
 sampler, the learner's pool records the finished games worker by worker, and each rollout starts every
