@@ -134,7 +134,7 @@ class TrainConfig:
     overlap: bool = False
     """with worker processes: play the next rollout while the learner updates on the last, each worker starting
     as soon as its share is done, so acting with weights one update old; it pays where the update is a large
-    share of the time (Rummy 500), and one Rummikub run learned more slowly with it (docs/results.md)"""
+    share of the time (Rummy 500); off, the shipped configs train as they did (docs/results.md)"""
 
     def __post_init__(self) -> None:
         """Opponents left unset are the game's own baselines, since each game has its own bots."""
