@@ -8,6 +8,7 @@ action space whose legal subset is given by an exact mask.
 
 from __future__ import annotations
 
+import secrets
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
 from pathlib import Path
@@ -82,6 +83,11 @@ class Game(ABC):
     @abstractmethod
     def new_initial_state(self, seed: int | None = None) -> State:
         """A fresh deal; every chance event of the game comes from ``seed`` (None: a random one)."""
+
+    @staticmethod
+    def deal_seed(seed: int | None) -> int:
+        """The seed a deal is made from: the one given, or a fresh random one for None."""
+        return secrets.randbits(63) if seed is None else int(seed)
 
     def replay(self, seed: int, actions: Iterable[int]) -> State:
         """The state a replay record (seed and action list) leads to."""

@@ -8,7 +8,6 @@ hands, a mask, a seed that fixes the deal, positions and a replay record.
 from __future__ import annotations
 
 import dataclasses
-import secrets
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,7 +47,7 @@ class HighCardGame(Game):
         return float(CARDS * self.rules.hand_size)
 
     def new_initial_state(self, seed: int | None = None) -> HighCardState:
-        seed = secrets.randbits(63) if seed is None else int(seed)
+        seed = self.deal_seed(seed)
         deck = np.random.default_rng(seed).permutation(CARDS)
         n = self.rules.hand_size
         hands = [sorted(int(c) for c in deck[s * n:(s + 1) * n]) for s in range(self.num_players)]

@@ -9,7 +9,6 @@ that leads into a dead end: a staged piece always belongs to some legal play.
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
@@ -74,7 +73,7 @@ class RummikubGame(Game):
         return RummikubState(self)
 
     def new_initial_state(self, seed: int | None = None) -> RummikubState:
-        seed = secrets.randbits(63) if seed is None else int(seed)
+        seed = self.deal_seed(seed)
         state = self._new_state()
         state.seed = seed
         state._deal(0)

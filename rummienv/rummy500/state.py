@@ -19,7 +19,6 @@ generator for later deals) and the replay record.
 from __future__ import annotations
 
 import dataclasses
-import secrets
 from functools import cache
 from typing import Any
 
@@ -83,7 +82,7 @@ class Rummy500Game(Game):
 
     def new_initial_state(self, seed: int | None = None) -> Rummy500State:
         """A fresh deal; every chance event of the game comes from ``default_rng(seed)``."""
-        seed = secrets.randbits(63) if seed is None else int(seed)
+        seed = self.deal_seed(seed)
         state = Rummy500State(self.rules, self.num_players)
         state._seed = seed
         state._rng = np.random.default_rng(seed)
