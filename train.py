@@ -5,11 +5,12 @@ evaluations, opening a run, an optional warm start by cloning a baseline), then
 ``train``, in the manner of CleanRL's ppo.py: the loop of rollout, generalised
 advantage estimation and clipped minibatch updates, with evaluations against the
 baselines on fixed duplicate deals, checkpoints and logs along the way. The games
-are played in this process or, with ``num_workers`` above 1, by worker processes
-(``agents.rollout_workers``), which write each rollout where the loop reads it and,
-with ``overlap``, play the next one while the loop trains on the last.
+are played in chunks, in this process or, with ``num_workers`` above 1, by worker
+processes (``agents.rollout_workers``), which write each rollout where the loop reads
+it and, with ``overlap``, play the next one while the loop trains on the last; the
+run is the same for any number of workers.
 
-    python train.py --config configs/rummikub_2p.yaml [--total-steps N] [--resume | --overwrite]
+    python train.py --config configs/rummikub_2p.yaml [--total-steps N] [--num-workers N] [--resume | --overwrite]
 
 Illegal actions are masked out of the logits both when acting and in the update.
 Ctrl-C (or SIGTERM) stops after the current update with a checkpoint; ``--resume``
@@ -37,7 +38,7 @@ from tqdm import tqdm
 from agents.checkpoint import load_checkpoint, save_checkpoint
 from agents.imitation import behaviour_clone, record_teacher
 from agents.ppo import ActorCritic, PolicyAgent
-from agents.rollout_workers import WorkerError, make_selfplay
+from agents.rollout_workers import ChunkedSelfPlay, WorkerError, make_selfplay
 from agents.selfplay import OpponentPool, derive_seed, game_shape, make_game
 from agents.train_config import TrainConfig, from_dict, load_config, to_dict
 from agents.train_log import CsvLog, format_table, last_evaluation, plot_win_rates
@@ -55,6 +56,9 @@ def parse_args() -> argparse.Namespace:
     again.add_argument("--overwrite", action="store_true",
                        help="start afresh where runs/<name>/ holds a run, replacing its checkpoint, curves and plot")
     parser.add_argument("--runs-dir", default=RUNS_DIR, help="parent folder of the run's outputs")
+    parser.add_argument("--num-workers", type=int, default=None,
+                        help="override the config's worker processes (0: one per core); the run is the same for "
+                             "any number, so a resumed run may take another")
     return parser.parse_args()
 
 
@@ -118,7 +122,7 @@ class Learner:
     net: ActorCritic
     optimizer: optim.Optimizer
     pool: OpponentPool
-    envs: Any  # SelfPlay, or ParallelSelfPlay over worker processes
+    envs: ChunkedSelfPlay
     update: int = 0
     global_step: int = 0
     wall_seconds: float = 0.0  # the run's earlier invocations, for how long a shipped agent trained
@@ -175,11 +179,13 @@ def open_run(args: argparse.Namespace) -> tuple[TrainConfig, Path, dict | None]:
     """The run's config and folder, and its checkpoint when resuming; refuses to replace a run silently."""
     resumed = None
     try:
-        config = load_config(args.config, total_steps=args.total_steps)
+        config = load_config(args.config, total_steps=args.total_steps, num_workers=args.num_workers)
         run_dir = Path(args.runs_dir) / config.name
         if args.resume:
             resumed = load_checkpoint(run_dir / "checkpoint.pt")
             saved = dict(resumed["config"], total_steps=args.total_steps or resumed["config"]["total_steps"])
+            if args.num_workers is not None:
+                saved["num_workers"] = args.num_workers
             config = from_dict(saved)  # the run goes on with the settings it started with
     except ValueError as exc:
         sys.exit(f"error: {exc}")
@@ -283,8 +289,8 @@ def train(learner: Learner, reporter: Reporter, run_dir: Path, launched: float) 
             frac = 1.0 - (update - 1.0) / config.num_updates
             optimizer.param_groups[0]["lr"] = frac * config.learning_rate
 
-        # Rollout: every game stops at the learner's turn, where the network chooses in all of a process's
-        # games at once (SelfPlay.rollout, in this process or in each worker's); num_steps decisions per game.
+        # Rollout: every game stops at the learner's turn, where the network chooses in all of a chunk's games
+        # at once (SelfPlay.rollout, in this process or in a worker's); num_steps decisions per game.
         # With ``overlap``, worker processes play the next rollout during this update, with these weights.
         update_started, update_cpu_started = time.time(), time.process_time()
         if config.overlap:
@@ -392,10 +398,11 @@ def train(learner: Learner, reporter: Reporter, run_dir: Path, launched: float) 
         evaluating = update % config.eval_every == 0 or last
         saving = update % config.checkpoint_every == 0 or last or ending == "stopped"
         if evaluating or saving:  # the next rollout first: its time is training's, and a checkpoint holds it
-            waited = time.time()
-            envs.wait()
+            waited, waited_cpu = time.time(), time.process_time()
+            envs.wait()  # in this process (num_workers 1), the rollout is played here and now
             waited = time.time() - waited
             train_seconds, rollout_seconds = train_seconds + waited, rollout_seconds + waited
+            train_cpu_seconds += time.process_time() - waited_cpu
         if evaluating:
             reporter.evaluate(learner)
         if saving:

@@ -74,6 +74,14 @@ class ActorCritic(nn.Module):
         return action, logprob, entropy, self.critic(hidden).squeeze(-1)
 
 
+def network_for(shape: dict[str, int]) -> ActorCritic:
+    """A network of ``shape`` (``ActorCritic.shape``) to load weights into, made without drawing from torch's
+    global generator: the learner's minibatches draw from it, so a run must not depend on how many such
+    networks its process happened to make (one per pool snapshot, made once and kept)."""
+    with torch.random.fork_rng(devices=[]):
+        return ActorCritic(**shape)
+
+
 class PolicyAgent:
     """A network as a table agent: observation and mask in, action out.
 

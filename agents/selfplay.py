@@ -10,8 +10,10 @@ Games are stepped together: whenever every game waits on the learner, one
 batched forward pass chooses all its moves; opponents' moves are batched the same
 way per opponent. A rollout (``SelfPlay.rollout``) writes each of the learner's
 decisions into arrays laid out [step, game], which training reads; its samples come
-from a generator seeded by the update, so a rollout is the same wherever it runs
-(in the learner's process or a worker's, ``agents.rollout_workers``). Between
+from a generator seeded by the update, so a rollout is the same wherever it runs.
+A run's games are split into chunks, a ``SelfPlay`` each, played in the learner's
+process or by whichever worker is free (``agents.rollout_workers``), which is why a
+chunk's games travel between processes as they are (``export``, ``adopt``). Between
 rollouts the whole pool, every game in flight (as its replay record) and the random
 generator are plain data, so a checkpoint holds them and a resumed run continues
 exactly where it stopped.
@@ -19,13 +21,15 @@ exactly where it stopped.
 
 from __future__ import annotations
 
+import io
+import pickle
 from typing import Any
 
 import numpy as np
 import torch
 
 from agents.base import play_whole, reads_view
-from agents.ppo import ActorCritic, PolicyAgent
+from agents.ppo import ActorCritic, PolicyAgent, network_for
 from rummienv import games
 from rummienv.core import Game, State
 from rummienv.outcome import rewards, win_shares
@@ -125,6 +129,14 @@ class OpponentPool:
     def state_dict(self) -> dict[str, Any]:
         return {"stats": {k: list(v) for k, v in self.stats.items()}, "snapshots": dict(self.snapshots)}
 
+    def copy(self) -> OpponentPool:
+        """The same record and snapshots, recorded into apart: a chunk of games draws by the pool as its
+        rollout began, whoever plays the other chunks meanwhile (the snapshots are shared, never changed)."""
+        pool = OpponentPool([], self.latest_prob, self.pool_size, self.power)
+        pool.stats = {name: list(record) for name, record in self.stats.items()}
+        pool.snapshots = dict(self.snapshots)
+        return pool
+
     def load_state_dict(self, data: dict[str, Any]) -> None:
         self.stats = {k: [float(x) for x in v] for k, v in data["stats"].items()}
         self.snapshots = dict(data["snapshots"])
@@ -140,7 +152,8 @@ class SelfPlay:
     """
 
     def __init__(self, game: Any, game_name: str, num_envs: int, pool: OpponentPool, learner: ActorCritic,
-                 reward: str, seed: int, buffers: dict[str, np.ndarray] | None = None, part: int = 0) -> None:
+                 reward: str, seed: int, buffers: dict[str, np.ndarray] | None = None, part: int = 0,
+                 nets: dict[str, ActorCritic] | None = None) -> None:
         self.game, self.game_name, self.num_envs = game, game_name, num_envs
         self.pool, self.learner, self.reward_mode, self.seed = pool, learner, reward, seed
         self.num_players = game.num_players
@@ -155,7 +168,7 @@ class SelfPlay:
         self.done = np.zeros(num_envs, dtype=bool)  # whether each game's next decision is a new game's first
         self.buffers = buffers  # the rollout's arrays (rollout_buffers), these games' columns
         self.part = part  # which share of a run's games these are (rollout_generator)
-        self._next = 1  # the rollout that collect() plays
+        self.nets = {} if nets is None else nets  # the pool's snapshots as networks, shared by a process's chunks
 
     # --------------------------------------------------------------- rollouts
     def begin_rollout(self, update: int) -> None:
@@ -164,13 +177,16 @@ class SelfPlay:
         A game whose snapshot opponent has left the pool is finished by the current network.
         """
         self.opponent = [name if name in self.pool.stats else LATEST for name in self.opponent]
+        for gone in [name for name in self.nets if name not in self.pool.snapshots]:
+            del self.nets[gone]
         self.agents = {}
         for k, name in enumerate(self.pool.stats):
             seed = derive_seed(self.seed, 2, update, k)
             if name in self.pool.snapshots:
-                net = ActorCritic(**self.learner.shape)
-                net.load_state_dict(self.pool.snapshots[name])
-                self.agents[name] = PolicyAgent(net, seed=seed)
+                if name not in self.nets:  # a snapshot's weights never change: built once per process
+                    self.nets[name] = network_for(self.learner.shape)
+                    self.nets[name].load_state_dict(self.pool.snapshots[name])
+                self.agents[name] = PolicyAgent(self.nets[name], seed=seed)
             else:
                 from agents.registry import make_agent
 
@@ -204,20 +220,6 @@ class SelfPlay:
             finished += self.finished
         buf["next_obs"][:], buf["next_mask"][:], buf["next_done"][:] = obs, mask, self.done
         return finished
-
-    def start_rollout(self, update: int) -> None:
-        """Name the next rollout; in one process it is played when collected, with the weights of that moment."""
-        self._next = update
-
-    def collect(self, then: int | None = None) -> list[tuple[str, float]]:
-        """Play the rollout named by ``start_rollout`` (``rollout``), and name ``then`` as the next; its arrays are
-        ``buffers``."""
-        finished = self.rollout(self._next)
-        self._next = then
-        return finished
-
-    def wait(self) -> None:
-        """Nothing is played in the background in one process (``ParallelSelfPlay.wait``)."""
 
     def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         self.finished = []
@@ -279,21 +281,11 @@ class SelfPlay:
             for state, action in zip(stepwise, act_batch(agent, stepwise), strict=True):
                 state.apply_action(int(action))
 
-    def close(self) -> None:
-        """Nothing to free in one process; ``ParallelSelfPlay.close`` stops its workers."""
-
     # ----------------------------------------------------------- checkpoints
     def state_dict(self) -> dict[str, Any]:
         """Games in flight as replay records (seed and moves), plus the seat and opponent draws."""
-        return {
-            "games": [{"seed": int(s.seed), "history": [int(a) for a in s.history]} for s in self.states],
-            "seats": self.seats.tolist(),
-            "opponent": list(self.opponent),
-            "episodes": self.episodes,
-            "env_steps": self.env_steps,
-            "rng": self.rng.bit_generator.state,
-            "done": self.done.tolist(),
-        }
+        return {"games": [{"seed": int(s.seed), "history": [int(a) for a in s.history]} for s in self.states],
+                **self._draws()}
 
     def load_state_dict(self, data: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
         """Replay every game in flight; return the learner's observations and masks."""
@@ -302,9 +294,47 @@ class SelfPlay:
             for action in record["history"]:
                 state.apply_action(action)
             self.states[i] = state
+        self._take_draws(data)
+        return self.observe()
+
+    def export(self) -> bytes:
+        """The games in flight as they are, for another process to play on: a replay record would cost every
+        move again. The game object stays out (each process has its own, ``adopt``)."""
+        out = io.BytesIO()
+        _GameLeftOut(out, self.game).dump({"states": self.states, **self._draws()})
+        return out.getvalue()
+
+    def adopt(self, exported: bytes) -> None:
+        """Play on from games ``export`` wrote, in this process's game object."""
+        data = _GameLeftOut.load(exported, self.game)
+        self.states = data["states"]
+        self._take_draws(data)
+
+    def _draws(self) -> dict[str, Any]:
+        """What besides the games a resumed or moved chunk needs: seats, opponents, counters, generator."""
+        return {"seats": self.seats.tolist(), "opponent": list(self.opponent), "episodes": self.episodes,
+                "env_steps": self.env_steps, "rng": self.rng.bit_generator.state, "done": self.done.tolist()}
+
+    def _take_draws(self, data: dict[str, Any]) -> None:
         self.seats = np.array(data["seats"], dtype=np.int64)
         self.opponent = list(data["opponent"])
         self.episodes, self.env_steps = int(data["episodes"]), int(data["env_steps"])
         self.rng.bit_generator.state = data["rng"]
         self.done = np.array(data["done"], dtype=bool)
-        return self.observe()
+
+
+class _GameLeftOut(pickle.Pickler):
+    """Pickles states with their game object named rather than copied, so that they rejoin the receiver's."""
+
+    def __init__(self, file: io.BytesIO, game: Game) -> None:
+        super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
+        self.game = game
+
+    def persistent_id(self, obj: Any) -> str | None:
+        return "game" if obj is self.game else None
+
+    @staticmethod
+    def load(data: bytes, game: Game) -> Any:
+        unpickler = pickle.Unpickler(io.BytesIO(data))
+        unpickler.persistent_load = lambda name: game  # type: ignore[method-assign]
+        return unpickler.load()

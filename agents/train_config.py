@@ -129,12 +129,16 @@ class TrainConfig:
     """torch intra-op threads; 1 leaves the other core to the game engine's numba code"""
     num_workers: int = _knob(0, lo=0)
     """processes playing the games (engine, masks, opponents, the learner's own moves) while the learner's
-    process updates; 0 takes one per core, 1 plays them in the learner's process. The run depends on the
-    number, so configs meant to be reproduced anywhere name it; a resumed run keeps its own"""
+    process updates; 0 takes one per core, 1 plays them in the learner's process. The run is the same for
+    any number: it changes the speed alone, and a resumed run may take another"""
+    games_per_chunk: int = _knob(4, lo=1)
+    """games played as one batch, with their own seeds, by whichever worker is free: smaller chunks keep
+    the workers busier to the end of a rollout, larger ones batch the network over more games. The run
+    depends on it (as on num_envs)"""
     overlap: bool = False
-    """with worker processes: play the next rollout while the learner updates on the last, each worker starting
-    as soon as its share is done, so acting with weights one update old; it pays where the update is a large
-    share of the time (Rummy 500); off, the shipped configs train as they did (docs/results.md)"""
+    """play the next rollout while the learner updates on the last, its chunks handed to workers as they
+    come free, so acting with weights one update old; it pays where the update is a large share of the time
+    (Rummy 500); off, the shipped configs train as they did (docs/results.md)"""
 
     def __post_init__(self) -> None:
         """Opponents left unset are the game's own baselines, since each game has its own bots."""
@@ -142,11 +146,16 @@ class TrainConfig:
             if getattr(self, key) is None:
                 setattr(self, key, baseline_names(self.game))
         if self.num_workers == 0:  # settled here, so that the checkpoint's config names the number run with
-            self.num_workers = max(1, min(os.cpu_count() or 1, self.num_envs))
+            self.num_workers = max(1, min(os.cpu_count() or 1, self.num_chunks))
 
     @property
     def batch_size(self) -> int:
         return self.num_envs * self.num_steps
+
+    @property
+    def num_chunks(self) -> int:
+        """Chunks of games (``games_per_chunk``, the last ones one game smaller where it does not divide)."""
+        return -(-self.num_envs // self.games_per_chunk)
 
     @property
     def minibatch_size(self) -> int:
@@ -222,9 +231,10 @@ def _check_consistency(config: TrainConfig) -> None:
             f"config field 'num_minibatches' ({config.num_minibatches}) exceeds the batch "
             f"num_envs * num_steps = {config.batch_size}"
         )
-    if config.num_workers > config.num_envs:
-        raise ConfigError(f"config field 'num_workers' ({config.num_workers}) exceeds 'num_envs' ({config.num_envs}): "
-                          "each worker steps at least one game")
+    if config.num_workers > config.num_chunks:
+        raise ConfigError(f"config field 'num_workers' ({config.num_workers}) exceeds the number of chunks of games "
+                          f"({config.num_chunks}: num_envs {config.num_envs} in chunks of games_per_chunk "
+                          f"{config.games_per_chunk}); each worker plays one chunk at a time")
     if not config.baselines and config.latest_prob == 0.0:
         raise ConfigError("config field 'latest_prob' is 0 and 'baselines' is empty: the pool would start empty")
     allowed = baseline_names(config.game)

@@ -18,6 +18,7 @@ is shown for 1 only.
     python benchmarks/train_throughput.py [--games rummy500 rummikub] [--updates 3]
     python benchmarks/train_throughput.py --games rummikub --workers 1 2 --repeats 2 --updates 4
     python benchmarks/train_throughput.py --games rummy500 --workers 2 --overlap
+    python benchmarks/train_throughput.py --games rummikub --workers 1 2 --games-per-chunk 16
 """
 
 from __future__ import annotations
@@ -41,13 +42,16 @@ def config_workers(config_name: str) -> int:
     return int(yaml.safe_load((ROOT / "configs" / f"{config_name}.yaml").read_text()).get("num_workers", 0))
 
 
-def measure(config_name: str, updates: int, work: Path, workers: int, overlap: bool) -> dict[str, float]:
+def measure(config_name: str, updates: int, work: Path, workers: int, overlap: bool,
+            games_per_chunk: int | None) -> dict[str, float]:
     """Train ``updates`` updates of the config (with its warm start) and return the logged speed."""
     values = yaml.safe_load((ROOT / "configs" / f"{config_name}.yaml").read_text())
     batch = values["num_envs"] * values["num_steps"]
     values.update(name=config_name, total_steps=updates * batch, eval_every=10**6, eval_deals=1,
                   imitation_steps=min(values.get("imitation_steps", 0), 2000), num_workers=workers,
                   overlap=overlap)
+    if games_per_chunk:
+        values["games_per_chunk"] = games_per_chunk
     config = work / f"{config_name}.yaml"
     config.write_text(yaml.safe_dump(values))
     subprocess.run([sys.executable, str(ROOT / "train.py"), "--config", str(config), "--runs-dir", str(work),
@@ -71,6 +75,7 @@ def main() -> None:
                         help="worker processes to time, in turn (default: each config's own)")
     parser.add_argument("--repeats", type=int, default=1, help="rounds over the worker counts; the best counts")
     parser.add_argument("--overlap", action="store_true", help="workers play the next rollout during the update")
+    parser.add_argument("--games-per-chunk", type=int, help="games a worker plays as one batch (default: the config's)")
     args = parser.parse_args()
     if min(args.workers or [1]) < 1 or args.repeats < 1 or args.updates < 2:
         parser.error("--workers and --repeats take whole numbers from 1, --updates from 2")
@@ -82,7 +87,7 @@ def main() -> None:
             best: dict[int, dict[str, float]] = {}
             for _ in range(args.repeats):
                 for workers in counts:
-                    r = measure(CONFIGS[game], args.updates, Path(work), workers, args.overlap)
+                    r = measure(CONFIGS[game], args.updates, Path(work), workers, args.overlap, args.games_per_chunk)
                     if workers not in best or r["env_sps"] > best[workers]["env_sps"]:
                         best[workers] = r
             for workers in counts:

@@ -1,4 +1,5 @@
-"""Self-play over worker processes: the same rollouts as itself run again, and a dead worker named at once."""
+"""Self-play in chunks: the same rollouts whatever plays them, games that move between processes intact, and a
+dead worker named at once."""
 
 from __future__ import annotations
 
@@ -7,64 +8,95 @@ import pytest
 import torch
 
 from agents.ppo import ActorCritic
-from agents.rollout_workers import ParallelSelfPlay, WorkerError
-from agents.selfplay import OpponentPool, SelfPlay, derive_seed, game_shape, make_game
+from agents.rollout_workers import ChunkedSelfPlay, WorkerError, chunk_columns
+from agents.selfplay import OpponentPool, SelfPlay, derive_seed, game_shape, make_game, rollout_buffers
 
 
-def _selfplay(seed: int, num_steps: int = 12, latest_prob: float = 0.3, name: str = "rummy500") -> ParallelSelfPlay:
-    game = make_game(name, 2)
+def _selfplay(seed: int, num_workers: int = 2, num_steps: int = 12, latest_prob: float = 0.3,
+              name: str = "rummy500", games_per_chunk: int = 2) -> ChunkedSelfPlay:
+    game = make_game(name, 2, whole_turns=name == "rummikub")
     torch.manual_seed(seed)
     net = ActorCritic(*game_shape(game), hidden_size=16)
-    pool = OpponentPool(["random"], latest_prob=latest_prob, pool_size=2, power=2.0)
-    return ParallelSelfPlay(game, name, 5, pool, net, "win", seed, num_steps, num_workers=2)
+    pool = OpponentPool(["random", "greedy"], latest_prob=latest_prob, pool_size=2, power=2.0)
+    return ChunkedSelfPlay(game, name, 5, pool, net, "win", seed, num_steps, num_workers, games_per_chunk)
 
 
-def test_workers_play_the_same_rollouts_again():
-    runs = []
-    for _ in range(2):
-        envs = _selfplay(3)
-        try:
-            envs.reset()
-            trace, finished = [], []
-            for update in range(1, 5):
-                finished += envs.rollout(update)
-                assert envs.buffers["masks"].any(axis=2).all()  # every decision handed out has a legal move
-                chosen = np.take_along_axis(envs.buffers["masks"], envs.buffers["actions"][..., None], axis=2)
-                assert chosen.all()  # and the learner chose a legal one
-                trace += [envs.buffers[k].copy() for k in sorted(envs.buffers)]
-            runs.append((trace, finished, envs.episodes, envs.env_steps, envs.pool.stats))
-        finally:
-            envs.close()
-    (a, finished_a, episodes_a, steps_a, stats_a), (b, finished_b, episodes_b, steps_b, stats_b) = runs
-    assert all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
-    assert finished_a == finished_b and len(finished_a) > 3
-    assert episodes_a == episodes_b and steps_a == steps_b and stats_a == stats_b
+def _train_a_little(net: ActorCritic) -> None:
+    """A change of weights, as an update makes, so that a rollout played with stale ones would show."""
+    with torch.no_grad():
+        for parameter in net.parameters():
+            parameter.mul_(1.5)
 
 
-def test_a_dead_worker_is_named_not_waited_for():
-    envs = _selfplay(4)
+def _play(num_workers: int, overlap: bool, name: str) -> tuple[list[np.ndarray], list, int, int, dict]:
+    """Four rollouts as training plays them: the weights change after each, a snapshot joins the pool."""
+    envs = _selfplay(3, num_workers, num_steps=40, name=name)
     try:
         envs.reset()
-        envs._processes[1].kill()
-        envs._processes[1].join()
-        with pytest.raises(WorkerError, match="rollout worker 1 stopped"):
-            envs.rollout(1)
+        trace, finished, updates = [], [], 4
+        if overlap:
+            envs.start_rollout(1)
+        for update in range(1, updates + 1):
+            if overlap:
+                finished += envs.collect(then=update + 1 if update < updates else None)
+            else:
+                finished += envs.rollout(update)
+            assert envs.buffers["masks"].any(axis=2).all()  # every decision handed out has a legal move
+            chosen = np.take_along_axis(envs.buffers["masks"], envs.buffers["actions"][..., None], axis=2)
+            assert chosen.all()  # and the learner chose a legal one
+            trace += [envs.buffers[k].copy() for k in sorted(envs.buffers)]
+            _train_a_little(envs.learner)
+            if update == 2:
+                envs.pool.add_snapshot("step2", envs.learner)
+        return trace, finished, envs.episodes, envs.env_steps, envs.pool.stats
     finally:
         envs.close()
-    envs.close()  # twice is harmless
 
 
-def test_too_many_workers_are_refused():
-    game = make_game("rummy500", 2)
-    with pytest.raises(ValueError, match="num_workers"):
-        ParallelSelfPlay(game, "rummy500", 2, OpponentPool(["random"], 0.0, 1, 1.0),
-                         ActorCritic(*game_shape(game), hidden_size=8), "win", 0, 4, num_workers=3)
+@pytest.mark.parametrize(("name", "overlap"), [("rummy500", False), ("rummy500", True), ("rummikub", False)])
+def test_the_same_rollouts_whatever_number_of_workers_plays_them(name: str, overlap: bool):
+    """Three chunks of games, in the learner's process, over two workers (one plays two chunks, taking them
+    as it comes free) and over three: the same decisions, games, pool and counts, with the next rollout
+    played during the update or not."""
+    alone, *others = [_play(workers, overlap, name) for workers in (1, 2, 3)]
+    trace, finished, episodes, steps, stats = alone
+    assert len(finished) > 12  # games end, and new ones draw opponents, mid-rollout
+    for other_trace, other_finished, other_episodes, other_steps, other_stats in others:
+        assert all(np.array_equal(x, y) for x, y in zip(trace, other_trace, strict=True))
+        assert (finished, episodes, steps, stats) == (other_finished, other_episodes, other_steps, other_stats)
 
 
-def test_a_worker_plays_its_share_as_the_learners_process_would():
-    """Worker 0's games, rebuilt in this process from its seed and share, give the very same rollout: the
-    worker plays from the learner's weights and pool, from the deal on (the current network is an opponent
-    too, and in Rummikub its first turns have many moves to choose from)."""
+def test_games_moved_to_another_process_play_on_as_they_would_have():
+    """A chunk's games exported mid-game (Rummikub tables whose sets are not made yet, pending) and adopted
+    by a fresh chunk play the next rollout exactly as the originals do, and lay out the same tables."""
+    game = make_game("rummikub", 2, whole_turns=True)
+    torch.manual_seed(5)
+    net = ActorCritic(*game_shape(game), hidden_size=16)
+    pool = OpponentPool(["greedy", "hoard"], latest_prob=0.3, pool_size=2, power=2.0)
+
+    def chunk() -> SelfPlay:
+        shapes = rollout_buffers(10, 3, *game_shape(game))
+        arrays = {name: np.zeros(shape, dtype) for name, (shape, dtype) in shapes.items()}
+        return SelfPlay(make_game("rummikub", 2, whole_turns=True), "rummikub", 3, pool.copy(), net, "win", 7, arrays)
+
+    original, moved = chunk(), chunk()
+    original.reset()
+    original.rollout(1)
+    assert any(state._pending_sets is not None for state in original.states)  # what a closure could not carry
+    moved.adopt(original.export())
+    assert all(state.game is moved.game for state in moved.states)  # they rejoin the receiver's game
+    original.rollout(2)
+    moved.rollout(2)
+    for name, array in original.buffers.items():
+        assert np.array_equal(array, moved.buffers[name]), name
+    for a, b in zip(original.states, moved.states, strict=True):
+        assert a.history == b.history and a.table_sets == b.table_sets
+
+
+def test_a_chunk_plays_as_a_lone_selfplay_would():
+    """Chunk 0's games, rebuilt in this process from its seed, give the very same rollout: a worker plays
+    from the learner's weights and pool, from the deal on (the current network is an opponent too, and in
+    Rummikub its first turns have many moves to choose from)."""
     envs = _selfplay(6, latest_prob=1.0, name="rummikub")  # every game against the current network
     try:
         noise = torch.Generator().manual_seed(0)
@@ -73,38 +105,36 @@ def test_a_worker_plays_its_share_as_the_learners_process_would():
                 parameter.add_(3 * torch.randn(parameter.shape, generator=noise))  # play the learner's
         envs.reset()
         envs.rollout(1)
-        share = slice(0, 3)  # np.array_split of 5 games over 2 workers
-        game = make_game("rummikub", 2)
-        pool = OpponentPool(["random"], latest_prob=1.0, pool_size=2, power=2.0)
+        share = chunk_columns(5, 2)[0]
+        assert share == slice(0, 2)
+        pool = OpponentPool(["random", "greedy"], latest_prob=1.0, pool_size=2, power=2.0)
         mine = {name: np.zeros_like(array[share] if name.startswith("next_") else array[:, share])
                 for name, array in envs.buffers.items()}
-        alone = SelfPlay(game, "rummikub", 3, pool, envs.learner, "win", derive_seed(6, 11, 0), mine, part=0)
+        alone = SelfPlay(make_game("rummikub", 2, whole_turns=True), "rummikub", 2, pool, envs.learner, "win",
+                         derive_seed(6, 11, 0), mine, part=0)
         alone.reset()
         alone.rollout(1)
         for name, array in envs.buffers.items():
             assert np.array_equal(array[share] if name.startswith("next_") else array[:, share], mine[name]), name
-        assert envs.state_dict()["workers"][0]["games"] == alone.state_dict()["games"]  # every seat's moves
+        assert envs.state_dict()["chunks"][0]["games"] == alone.state_dict()["games"]  # every seat's moves
     finally:
         envs.close()
 
 
 def test_the_next_rollout_is_played_during_the_update_with_the_weights_it_started_with():
     """The learner trains on one rollout's arrays while the workers fill the other half with the next one, played
-    with the weights sent when it started: changing them meanwhile (the update) changes neither."""
+    with the weights it started with: changing them meanwhile (the update) changes neither."""
     runs = []
     for change in (False, True):
         envs = _selfplay(7)
         try:
             envs.reset()
             envs.start_rollout(1)
-            envs.collect()
+            envs.collect(then=2)
             first = {name: array.copy() for name, array in envs.buffers.items()}
             trained_on = envs.buffers
-            envs.start_rollout(2)
             if change:
-                with torch.no_grad():
-                    for parameter in envs.learner.parameters():
-                        parameter.add_(1.0)
+                _train_a_little(envs.learner)
             envs.collect()
             assert all(np.array_equal(trained_on[name], first[name]) for name in first)
             assert envs.buffers is not trained_on
@@ -112,3 +142,38 @@ def test_the_next_rollout_is_played_during_the_update_with_the_weights_it_starte
         finally:
             envs.close()
     assert all(np.array_equal(runs[0][name], runs[1][name]) for name in runs[0])
+
+
+def test_a_dead_worker_is_named_not_waited_for():
+    envs = _selfplay(4)
+    try:
+        envs.reset()
+        envs._workers.processes[1].kill()
+        envs._workers.processes[1].join()
+        with pytest.raises(WorkerError, match="rollout worker 1 stopped"):
+            envs.rollout(1)
+    finally:
+        envs.close()
+    envs.close()  # twice is harmless
+
+
+def test_more_workers_than_chunks_are_refused():
+    with pytest.raises(ValueError, match=r"num_workers must be 1\.\.3 \(one chunk of games each at least\), got 4"):
+        _selfplay(0, num_workers=4)
+
+
+def test_chunks_split_the_games_evenly():
+    assert chunk_columns(32, 4) == [slice(k, k + 4) for k in range(0, 32, 4)]
+    assert [s.stop - s.start for s in chunk_columns(10, 4)] == [4, 3, 3]
+    assert chunk_columns(3, 8) == [slice(0, 3)]
+
+
+def test_a_checkpoint_of_other_chunks_or_of_none_is_refused_by_name():
+    envs = _selfplay(0, num_workers=1)
+    try:
+        with pytest.raises(ValueError, match="saved before self-play played them in chunks; start the run afresh"):
+            envs.load_state_dict({"workers": [{}, {}]})  # what runs with workers saved before chunks
+        with pytest.raises(ValueError, match="holds 2 chunks of games; this run has 3 .num_envs and games_per_chunk"):
+            envs.load_state_dict({"chunks": [{}, {}]})
+    finally:
+        envs.close()

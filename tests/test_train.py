@@ -76,13 +76,16 @@ def test_smoke_run_leaves_checkpoint_curves_plot_and_table(tmp_path: Path) -> No
         load_agent(run / "checkpoint.pt", "rummikub", 2)
 
 
-@pytest.mark.parametrize(("workers", "overlap", "checkpoint_every"), [(1, False, 1), (2, False, 1), (2, True, 3)])
+@pytest.mark.parametrize(("workers", "overlap", "checkpoint_every", "resumed_with"),
+                         [(1, False, 1, 2), (2, False, 1, None), (2, True, 3, 1)])
 def test_interrupted_run_resumes_to_the_same_result(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                     capsys: pytest.CaptureFixture, workers: int, overlap: bool,
-                                                    checkpoint_every: int) -> None:
+                                                    checkpoint_every: int, resumed_with: int | None) -> None:
     """Ctrl-C mid-run, then --resume, ends exactly where an uninterrupted run ends, games stepped in the
     learner's process or by worker processes, and with the next rollout played during the update (stopped, as
-    a rule, between checkpoints: the checkpoint then holds a rollout the uninterrupted run took in later)."""
+    a rule, between checkpoints: the checkpoint then holds a rollout the uninterrupted run took in later);
+    resumed with as many workers or with another number (``--num-workers``), since the run does not depend
+    on it."""
     updates = 8
     changes = {"total_steps": updates * 128, "checkpoint_every": checkpoint_every, "eval_every": 100,
                "eval_deals": 2, "imitation_teacher": "", "num_workers": workers, "overlap": overlap}
@@ -103,8 +106,10 @@ def test_interrupted_run_resumes_to_the_same_result(tmp_path: Path, monkeypatch:
     capsys.readouterr()
     hint = shlex.split(out.split("continue with: ")[1].splitlines()[0])  # the printed command, run as printed
     assert hint[:2] == ["python", str(ROOT / "train.py")] and hint[-1] == "--resume"
-    run_in_process(monkeypatch, *hint[2:])
+    run_in_process(monkeypatch, *hint[2:], *([] if resumed_with is None else ["--num-workers", str(resumed_with)]))
     assert "resumed" in capsys.readouterr().out
+    assert load_checkpoint(tmp_path / "interrupted" / "checkpoint.pt")["config"]["num_workers"] == (
+        resumed_with or workers)
     a = load_checkpoint(tmp_path / "straight" / "checkpoint.pt")
     b = load_checkpoint(tmp_path / "interrupted" / "checkpoint.pt")
     assert a["global_step"] == b["global_step"] == updates * 128

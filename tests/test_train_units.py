@@ -37,7 +37,9 @@ def test_shipped_configs_are_valid(path: Path) -> None:
     ({"game": "rummy500", "baselines": ["value", "max_tiles"]}, "'baselines': 'max_tiles' is not a baseline"),
     ({"eval_opponents": ["value"]}, "'eval_opponents': 'value' is not a baseline of rummikub"),
     ({"game": "rummy500", "imitation_teacher": "hold_back"}, "'imitation_teacher': 'hold_back' is not a baseline"),
-    ({"num_envs": 2, "num_workers": 3}, "'num_workers' \\(3\\) exceeds 'num_envs' \\(2\\)"),
+    ({"num_envs": 2, "num_workers": 3}, "'num_workers' \\(3\\) exceeds the number of chunks of games \\(1: num_envs 2"),
+    ({"num_envs": 8, "games_per_chunk": 2, "num_workers": 5}, "\\(4: num_envs 8 in chunks of games_per_chunk 2\\)"),
+    ({"games_per_chunk": 0}, "config field 'games_per_chunk' must be in 1.."),
     ({"num_workers": -1}, "config field 'num_workers' must be in 0.."),
 ])
 def test_bad_values_are_refused_by_name(values: dict, message: str) -> None:
@@ -47,7 +49,7 @@ def test_bad_values_are_refused_by_name(values: dict, message: str) -> None:
 
 def test_num_workers_0_takes_one_per_core_and_is_kept_as_a_number() -> None:
     config = from_dict({"num_envs": 256})
-    assert config.num_workers == max(1, min(os.cpu_count() or 1, 256))
+    assert config.num_workers == max(1, min(os.cpu_count() or 1, config.num_chunks))
     assert from_dict(to_dict(config)).num_workers == config.num_workers  # what a checkpoint stores
 
 

@@ -93,7 +93,7 @@ class RummikubState(State):
         self.table = np.zeros(NUM_TYPES, dtype=np.int8)  # index 52: free jokers only
         self.fixed = np.zeros(NUMBERS + 1, dtype=np.int64)  # K5: table jokers by number
         self._table_sets: list[TableSet] = []
-        self._pending_sets: Callable[[], list[TableSet]] | None = None  # a layout not yet made (_lay_down)
+        self._pending_sets: PendingSets | None = None  # a layout not yet made (_lay_down)
         self.pool: list[int] = []  # next draw last, so drawing is a pop
         self.opened = np.zeros(p, dtype=bool)
         self.staged = np.zeros(NUM_TYPES, dtype=np.int8)
@@ -348,12 +348,9 @@ class RummikubState(State):
         """
         p = self._current
         if self.opened[p]:
-            table, fixed = self.table.copy(), self.fixed.copy()
-            layout = lambda: _sets_of(solver.lay_out(table, play, fixed=fixed, opened=True))  # noqa: E731
+            layout = PendingSets(None, self.table.copy(), play.copy(), self.fixed.copy(), None)
         else:
-            before, threshold = self._sets_source(), self._threshold()
-            layout = lambda: before() + _sets_of(solver.lay_out(  # noqa: E731
-                np.zeros(NUM_TYPES, np.int8), play, opened=False, threshold=threshold))
+            layout = PendingSets(self._sets_source(), None, play.copy(), None, self._threshold())
         self.racks[p] -= play
         self.table = self.table.copy()
         self.table[:52] += play[:52]
@@ -361,7 +358,7 @@ class RummikubState(State):
             self._set_table(layout())
         else:  # every joker goes down into a set, and no joker keeps a number
             self.table[JOKER] += play[JOKER]
-            self._pending_sets = lambda: sorted(layout(), key=_set_order)
+            self._pending_sets = layout
         self.opened[p] = True
         self.staged[:] = 0
         self.swapped = []
@@ -374,12 +371,9 @@ class RummikubState(State):
             self._table_sets, self._pending_sets = self._pending_sets(), None
         return self._table_sets
 
-    def _sets_source(self) -> Callable[[], list[TableSet]]:
-        """What gives the table's sets as they are now, made or not."""
-        if self._pending_sets is not None:
-            return self._pending_sets
-        sets = self._table_sets
-        return lambda: sets
+    def _sets_source(self) -> PendingSets | list[TableSet]:
+        """The table's sets as they are now, or what makes them."""
+        return self._pending_sets if self._pending_sets is not None else self._table_sets
 
     def _set_table(self, sets: list[TableSet]) -> None:
         """Adopt a table layout; in the card edition every joker now keeps its number (K5)."""
@@ -509,6 +503,28 @@ class RummikubState(State):
         from rummienv.rummikub.position import to_dict  # position builds states: imported late
 
         return to_dict(self)
+
+
+class PendingSets:
+    """The table's sets after a lay-down, made when first read (``RummikubState._lay_down``).
+
+    An object rather than a closure, so that a state pickles as it is (self-play moves games in flight
+    between worker processes): an opened seat's play is laid out anew with the whole ``table``; an opening
+    (T4/K3) is laid out alone, worth ``threshold``, beside the sets ``before`` it (made, or pending).
+    """
+
+    def __init__(self, before: PendingSets | list[TableSet] | None, table: np.ndarray | None, play: np.ndarray,
+                 fixed: np.ndarray | None, threshold: int | None) -> None:
+        self.before, self.table, self.play, self.fixed, self.threshold = before, table, play, fixed, threshold
+
+    def __call__(self) -> list[TableSet]:
+        if self.threshold is None:
+            sets = _sets_of(solver.lay_out(self.table, self.play, fixed=self.fixed, opened=True))
+        else:
+            before = self.before() if isinstance(self.before, PendingSets) else list(self.before or [])
+            sets = before + _sets_of(solver.lay_out(np.zeros(NUM_TYPES, np.int8), self.play, opened=False,
+                                                    threshold=self.threshold))
+        return sorted(sets, key=_set_order)
 
 
 def _sets_of(layout: solver.Layout) -> list[TableSet]:
