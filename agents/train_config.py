@@ -138,7 +138,8 @@ class TrainConfig:
     overlap: bool = False
     """play the next rollout while the learner updates on the last, its chunks handed to workers as they
     come free, so acting with weights one update old; it pays where the update is a large share of the time
-    (Rummy 500); off, the shipped configs train as they did (docs/results.md)"""
+    (Rummy 500); off by default, since two seeds have not shown whether the lag costs learning
+    (docs/results.md)"""
 
     def __post_init__(self) -> None:
         """Opponents left unset are the game's own baselines, since each game has its own bots."""
