@@ -138,7 +138,7 @@ class TrainConfig:
     overlap: bool = False
     """play the next rollout while the learner updates on the last, its chunks handed to workers as they
     come free, so acting with weights one update old; it pays where the update is a large share of the time
-    (Rummy 500); off by default, since two seeds have not shown whether the lag costs learning
+    (Rummy 500); off by default, since three seeds have not shown whether the lag costs learning
     (docs/results.md)"""
 
     def __post_init__(self) -> None:
