@@ -98,7 +98,10 @@ class Game(ABC):
 
 
 class State(ABC):
-    """One game in progress: who is to move, what they may do, and what happens."""
+    """One game in progress: who is to move, what they may do, and what happens.
+
+    A state pickles (no closures or open handles in it): training's workers hand games in flight from
+    process to process, the game object, where a state keeps one, going by reference to the receiver's."""
 
     num_players: int
     num_actions: int

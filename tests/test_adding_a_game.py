@@ -17,8 +17,10 @@ from test_envs_aec import PETTINGZOO_ADVICE
 import rummienv
 from agents import registry
 from agents.evaluate import evaluate
+from agents.ppo import ActorCritic
 from agents.random_agent import RandomAgent
 from agents.registry import baseline_names
+from agents.selfplay import OpponentPool, SelfPlay, game_shape, rollout_buffers
 from rummienv import games, replay
 from rummienv.envs import IllegalActionPenalty
 from rummienv.outcome import rewards, win_shares
@@ -117,6 +119,27 @@ def test_rewards_and_win_shares_are_the_same_definitions_as_for_every_game():
     winner = int(np.argmax(state.scores()))
     assert win_shares(state).tolist() == [float(s == winner) for s in range(2)]
     assert rewards(game, state, "score").tolist() == (state.scores() / 27.0).tolist()
+
+
+def test_self_play_hands_its_games_to_another_process_as_they_are():
+    """Training's workers take a chunk's games in flight pickled (the README: states must pickle); adopted by a
+    fresh chunk, they play the next rollout as the originals do."""
+    net = ActorCritic(*game_shape(games.make_game("high_card", 2)), hidden_size=8)
+
+    def chunk() -> SelfPlay:
+        game = games.make_game("high_card", 2)
+        shapes = rollout_buffers(4, 3, *game_shape(game))
+        arrays = {name: np.zeros(shape, dtype) for name, (shape, dtype) in shapes.items()}
+        return SelfPlay(game, "high_card", 3, OpponentPool(["random"], 0.5, 1, 1.0), net, "win", 4, arrays)
+
+    original, moved = chunk(), chunk()
+    original.reset()
+    original.rollout(1)
+    moved.adopt(original.export())
+    original.rollout(2)
+    moved.rollout(2)
+    assert all(np.array_equal(array, moved.buffers[name]) for name, array in original.buffers.items())
+    assert [s.history for s in original.states] == [s.history for s in moved.states]
 
 
 def test_whole_turns_is_refused_for_a_game_without_the_mode():
