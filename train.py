@@ -129,12 +129,11 @@ class Learner:
     started: float = field(default_factory=time.time)
 
     def save(self, path: Path) -> None:
-        selfplay = self.envs.state_dict()  # first: it waits for a rollout being played, whose games the pool records
         save_checkpoint(path, {
             "config": to_dict(self.config), "model": self.net.state_dict(), "model_shape": dict(self.net.shape),
             "optimizer": self.optimizer.state_dict(), "update": self.update, "global_step": self.global_step,
             "wall_seconds": self.wall_seconds + time.time() - self.started,
-            "pool": self.pool.state_dict(), "selfplay": selfplay, "torch_rng": torch.get_rng_state(),
+            "pool": self.pool.state_dict(), "selfplay": self.envs.state_dict(), "torch_rng": torch.get_rng_state(),
         })
 
 

@@ -100,7 +100,8 @@ class _Setup:
     reward: str
     net_shape: dict[str, int]
     pool: tuple[float, int, float]  # latest_prob, pool_size, pfsp_power
-    chunks: list[tuple[int, int, int]]  # per chunk: first game, games, seed
+    columns: list[slice]  # each chunk's games (chunk_columns)
+    seeds: list[int]  # each chunk's seed
     num_envs: int  # all games
     num_steps: int  # learner decisions per game per rollout
     buffers: str  # name of the shared memory: two sets of the rollout's arrays, one trained on, one filled
@@ -125,8 +126,8 @@ def _serve(setup: _Setup, pipe: connection.Connection, buffer: shared_memory.Sha
     net = network_for(setup.net_shape)
     pool = OpponentPool([], *setup.pool)
     nets: dict[str, ActorCritic] = {}
-    chunks = [SelfPlay(game, setup.game_name, count, pool, net, setup.reward, seed, None, c, nets)
-              for c, (_, count, seed) in enumerate(setup.chunks)]
+    chunks = [SelfPlay(game, setup.game_name, games.stop - games.start, pool, net, setup.reward, seed, None, c, nets)
+              for c, (games, seed) in enumerate(zip(setup.columns, setup.seeds, strict=True))]
     while True:
         request, payload = pipe.recv()
         if request == "close":
@@ -138,10 +139,9 @@ def _serve(setup: _Setup, pipe: connection.Connection, buffer: shared_memory.Sha
             pool.stats = {name: list(record) for name, record in stats.items()}
             pool.snapshots = {name: snapshots.get(name, pool.snapshots.get(name)) for name in stats
                               if name in snapshots or name in pool.snapshots}
-        first, count, _ = setup.chunks[c]
         started = time.perf_counter()
         chunks[c].adopt(games)
-        finished = play_chunk(chunks[c], update, pool, halves[update % 2], slice(first, first + count))
+        finished = play_chunk(chunks[c], update, pool, halves[update % 2], setup.columns[c])
         pipe.send((finished, chunks[c].export(), time.perf_counter() - started))
 
 
@@ -231,7 +231,7 @@ class ChunkedSelfPlay:
             self._workers = _Workers(_Setup(
                 game_name, game.num_players, dict(rules or {}), game.whole_turns, reward, dict(learner.shape),
                 (pool.latest_prob, pool.pool_size, pool.power),
-                [(games.start, games.stop - games.start, seeds[c]) for c, games in enumerate(self.columns)],
+                self.columns, seeds,
                 num_envs, num_steps, self._shared.name), num_workers)
         else:
             self._halves = _views(np.zeros(2 * size, dtype=np.uint8), places, size)
@@ -261,7 +261,6 @@ class ChunkedSelfPlay:
         self._loaded = None
         for chunk in self.chunks:
             chunk.pool = self.pool.copy()
-            chunk.finished = []
             chunk.reset()
         self._record([chunk.finished for chunk in self.chunks])
 

@@ -67,8 +67,8 @@ def rollout_buffers(num_steps: int, num_envs: int, obs_size: int, num_actions: i
 
 
 def rollout_generator(seed: int, update: int, part: int) -> torch.Generator:
-    """The learner's sampler for one rollout of one share of the games: fixed by the seed, the update and the
-    share, so that it does not matter which process plays it or when."""
+    """The learner's sampler for one rollout of one chunk of the games: fixed by the seed, the update and the
+    chunk, so that it does not matter which process plays it or when."""
     return torch.Generator().manual_seed(derive_seed(seed, 12, update, part))
 
 
@@ -194,6 +194,9 @@ class SelfPlay:
         self.agents[LATEST] = PolicyAgent(self.learner, seed=derive_seed(self.seed, 3, update))
 
     def reset(self) -> tuple[np.ndarray, np.ndarray]:
+        """New deals, played on to the learner's first decision; ``finished`` holds any game that ended on the
+        way."""
+        self.finished = []
         self.begin_rollout(0)
         for i in range(self.num_envs):
             self._new_game(i)
