@@ -168,7 +168,9 @@ class RummikubState(State):
     def _threshold(self) -> int:
         return self.rules.opening_threshold
 
-    def _solver_args(self) -> dict[str, Any]:
+    def solver_args(self) -> dict[str, Any]:
+        """The solver's keyword arguments for the seat to move: an opened seat plays onto the table (and its
+        fixed jokers, K5), an unopened one needs an opening worth the threshold (T4/K3)."""
         p = self._current
         if self.opened[p]:
             return {"fixed": self.fixed, "opened": True}
@@ -194,7 +196,7 @@ class RummikubState(State):
         if self._terminal:
             return mask
         p = self._current
-        rack, staged, args = self.racks[p], self.staged, self._solver_args()
+        rack, staged, args = self.racks[p], self.staged, self.solver_args()
         mask[A.PLACE:A.PLACE + NUM_TYPES], mask[A.COMMIT] = answers(self.table, rack, staged, **args)
         if self.rules.joker_swap_action and self.opened[p]:
             for t in self._swap_candidates():
@@ -311,7 +313,7 @@ class RummikubState(State):
         if not counts.any():
             raise IllegalActionError("an empty play lays nothing down: with pieces staged, or the pool empty, a turn"
                                      " without a play ends with DRAW (staged pieces go back) or PASS")
-        if not solver.is_legal_play(self.table, counts, **self._solver_args()):
+        if not solver.is_legal_play(self.table, counts, **self.solver_args()):
             need = ("with the table, every set must be a valid group or run" if self.opened[p] else
                     f"an initial meld is valid sets of one's own pieces worth at least {self._threshold()}")
             raise IllegalActionError(f"play [{text}] is not legal for seat {p}: {need}")
@@ -411,7 +413,7 @@ class RummikubState(State):
         if self.rules.timeout_rule == "keep_valid" and self.staged.any():
             must = np.zeros(NUM_TYPES, dtype=np.int8)
             must[JOKER] = len(self.swapped)  # freed jokers cannot go back to the rack (C6)
-            sol = solver.best_play(self.table, self.staged, must, **self._solver_args())
+            sol = solver.best_play(self.table, self.staged, must, **self.solver_args())
             kept = None if sol is None else sol.play
         if kept is not None:
             self.staged[:] = kept  # staged pieces are still in the rack: the rest simply stays there

@@ -143,7 +143,7 @@ class WholeTurnState(RummikubState):
         if self._whole is None or self._whole[0] is not base:
             found: Plays = (None, None)
             if not self._terminal:
-                found = plays(self.table, self.racks[self._current], self.staged, self._solver_args(), base)
+                found = plays(self.table, self.racks[self._current], self.staged, self.solver_args(), base)
             self._whole = (base, widen(base, found), found)
         return self._whole[1], self._whole[2]
 

@@ -1,0 +1,167 @@
+"""``expert`` for Rummikub and its card edition: a look-ahead over what the seat cannot see.
+
+``hoard`` wins by never looking at its opponent: it draws until its whole rack goes out. Whether to lay
+pieces now or keep drawing depends on how close the others are to going out, which a seat cannot see. This
+player decides by perfect-information Monte Carlo: it deals the unseen pieces at random to the other racks
+and the pool in ``samples`` ways that agree with its view (``rummienv.rummikub.determinize``), plays each
+candidate out to the end of the round in every sample, and takes the one with the best mean score (the
+rules' measure, T9/T10). The same samples serve every candidate (common random numbers), so the comparison
+is not drowned by the luck of the draw.
+
+Candidates at the start of a turn: draw, the play with the most pieces, the one that keeps the rack's
+jokers, and the one that sheds the most points; a play that goes out is taken at once (it ends the round
+in the player's favour), and with no play there is nothing to choose. The games are played out with every
+seat following ``hoard``'s rule, written on the state directly (``hoard_playout``): a play-out asks the
+solver one question a turn, where the agent itself would build a view and plan.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from agents.base import View
+from agents.rummikub_bots import PlanningAgent, Position
+from rummienv.rules import RummikubRules
+from rummienv.rummikub import actions as A
+from rummienv.rummikub import solver, whole_turns
+from rummienv.rummikub.determinize import sample_state
+from rummienv.rummikub.state import RummikubGame, RummikubState
+
+SAMPLES = 8  # deals of the unseen pieces per decision, and per batch of more where it is close: the budget
+BATCHES = 4  # batches of ``samples`` a close decision may take (``max_samples``'s default)
+TRIES = 8  # deals tried per sample for one in which no opponent could have gone out (``ExpertAgent.deal``)
+MARGIN = 1.5  # standard errors by which an option must beat hoard's choice (``ExpertAgent.pick``)
+
+
+def whole_number(name: str, value: object, least: int) -> None:
+    """Refuse a budget that is not a whole number of at least ``least``, naming what is allowed."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not value >= least:
+        raise ValueError(f"{name} must be a whole number of at least {least}, got {value!r}")
+
+
+def hoard_playout(state: RummikubState) -> np.ndarray:
+    """Play ``state`` to its end with every seat following ``hoard``: open with the most pieces as soon as
+    possible, then draw until the whole rack goes out at once, or lay the most pieces once the pool is empty.
+    The final scores."""
+    while not state.is_terminal():
+        p = state.current_player
+        rack = state.racks[p]
+        if state.opened[p] and state.pool:
+            if solver.is_legal_play(state.table, rack, fixed=state.fixed, opened=True):
+                state.apply_play(rack.astype(np.int64))
+            else:
+                state.apply_action(A.DRAW)
+            continue
+        found = solver.best_play(state.table, rack, **state.solver_args())
+        if found is not None:
+            state.apply_play(found.play.astype(np.int64))
+        else:
+            state.apply_action(A.DRAW if state.pool else A.PASS)
+    return state.scores()
+
+
+class ExpertAgent(PlanningAgent):
+    """Chooses each turn's play by playing the candidates out in ``samples`` deals of the unseen pieces."""
+
+    def __init__(self, rules: RummikubRules, seed: int | None = None, *, samples: int = SAMPLES,
+                 max_samples: int | None = None, margin: float = MARGIN, condition: bool = True) -> None:
+        whole_number("samples", samples, 2)
+        max_samples = BATCHES * samples if max_samples is None else max_samples
+        whole_number("max_samples", max_samples, samples)
+        if isinstance(margin, bool) or not isinstance(margin, (int, float)) or not margin >= 0:
+            raise ValueError(f"margin must be a number of at least 0 (standard errors), got {margin!r}")
+        super().__init__(rules, seed)
+        self.samples = int(samples)
+        self.max_samples = int(max_samples)
+        self.margin = float(margin)
+        self.condition = bool(condition)
+        self._games: dict[int, RummikubGame] = {}
+
+    def candidates(self, pos: Position, view: View) -> list[np.ndarray | None]:
+        """The plays worth comparing (None: draw), ``hoard``'s choice first; a single one where there is no
+        choice."""
+        most, kept = whole_turns.plays(pos.table, pos.rack, pos.staged, pos.solver_args)
+        if most is None or most.sum() == pos.rack.sum():
+            return [most]  # nothing to lay, or the play that goes out
+        shed = solver.best_play(pos.table, pos.rack, pos.staged, objective="points",
+                                joker_penalty=self.rules.joker_penalty, **pos.solver_args)
+        draw = [None] if view["pool_size"] > 0 else []
+        found: list[np.ndarray | None] = draw + [most] if view["opened"] else [most] + draw
+        for play in (kept, None if shed is None else shed.play.astype(np.int64)):
+            if play is not None and not any(f is not None and np.array_equal(f, play) for f in found):
+                found.append(play)
+        return found
+
+    def choose(self, pos: Position, view: View) -> np.ndarray | None:
+        """The option ``pick`` takes, sampling on in batches of ``samples`` deals (up to ``max_samples``) while an
+        option looks better than ``hoard``'s choice but not yet surely so: most turns are clear at once, and the
+        budget goes to the close ones."""
+        options = self.candidates(pos, view)
+        if len(options) == 1:
+            return options[0]
+        outcomes = self.outcomes(options, view)
+        while len(outcomes) < self.max_samples:
+            mean, sure = self.gains(outcomes)
+            if sure.max() > 0 or mean.max() <= 0:
+                break
+            outcomes = np.vstack([outcomes, self.outcomes(options, view)])
+        return options[self.pick(outcomes)]
+
+    def gains(self, outcomes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Each option's mean paired gain over the first (``hoard``'s choice), and that less ``margin`` standard
+        errors."""
+        gains = outcomes[:, 1:] - outcomes[:, :1]
+        mean = gains.mean(axis=0)
+        return mean, mean - self.margin * gains.std(axis=0, ddof=1) / np.sqrt(len(gains))
+
+    def pick(self, outcomes: np.ndarray) -> int:
+        """The option whose gain over the first (``hoard``'s choice) is largest and surely positive (``gains``:
+        at least ``margin`` standard errors above 0); else the first.
+
+        Taken on the mean alone, a one-turn look-ahead picks among options that differ little by the luck of
+        the samples, and such choices add up: laying a few pieces now and then feeds the opponent's table
+        turn after turn, which no single look-ahead sees."""
+        sure = self.gains(outcomes)[1]
+        best = int(np.argmax(sure))
+        return best + 1 if sure[best] > 0 else 0
+
+    def deal(self, view: View, game: RummikubGame) -> RummikubState:
+        """A deal of the unseen pieces in which no opened opponent could have gone out at its last turn.
+
+        Whoever can go out does (it ends the round in their favour), so an opponent who drew instead held a
+        rack that did not go out: its rack less the piece it drew, with the table as it is. Dealt uniformly,
+        the others' big racks would go out far more often than they do, and the look-ahead would shed pieces
+        for fear of an end that is not coming. Deals that break this are dealt again, up to ``TRIES`` times.
+        """
+        me = int(view["player"])
+        for _ in range(TRIES if self.condition else 1):
+            state = sample_state(view, game, self.rng)
+            if not view["pool_size"] or all(self.could_not_go_out(state, seat) for seat in range(game.num_players)
+                                            if seat != me and state.opened[seat]):
+                break
+        return state
+
+    def could_not_go_out(self, state: RummikubState, seat: int) -> bool:
+        """Whether ``seat``'s rack, less a piece drawn at random from it, fails to go out on the table."""
+        rack = state.racks[seat].astype(np.int64)
+        drawn = np.searchsorted(np.cumsum(rack), self.rng.integers(rack.sum()), side="right")
+        rack[drawn] -= 1
+        return not solver.is_legal_play(state.table, rack, fixed=state.fixed, opened=True)
+
+    def outcomes(self, options: list[np.ndarray | None], view: View) -> np.ndarray:
+        """The seat's score for each option (columns) in each of ``samples`` deals of the unseen pieces (rows)."""
+        game = self._games.get(len(view["seats"]))
+        if game is None:
+            game = self._games[len(view["seats"])] = RummikubGame(self.rules, len(view["seats"]))
+        me = int(view["player"])
+        scores = np.zeros((self.samples, len(options)))
+        for s in range(self.samples):
+            dealt = self.deal(view, game)
+            for k, play in enumerate(options):
+                state = dealt.clone()
+                if play is None:
+                    state.apply_action(A.DRAW)
+                else:
+                    state.apply_play(play)
+                scores[s, k] = hoard_playout(state)[me]
+        return scores

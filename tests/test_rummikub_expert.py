@@ -1,0 +1,127 @@
+"""The Rummikub expert looks ahead only over what its seat may know, plays legally, and refuses bad budgets."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from agents.base import make_move
+from agents.registry import make_agent
+from agents.rummikub_bots import position_of
+from agents.rummikub_expert import ExpertAgent
+from rummienv.rules import make_rules
+from rummienv.rummikub.determinize import sample_state, unseen_pieces
+from rummienv.rummikub.state import RummikubGame, full_set
+
+
+def midgame(game_name: str, players: int, seed: int, turns: int):
+    """A game of hoarders played ``turns`` turns from deal ``seed``."""
+    rules = make_rules(game_name)
+    game = RummikubGame(rules, players)
+    state = game.new_initial_state(seed)
+    bots = [make_agent("hoard", rules, players, seed=s) for s in range(players)]
+    for _ in range(turns):
+        make_move(bots[state.current_player], state)
+    return game, state
+
+
+def same_view(a: dict, b: dict) -> bool:
+    return a.keys() == b.keys() and all(np.array_equal(np.asarray(a[k], dtype=object), np.asarray(b[k], dtype=object))
+                                         for k in a)
+
+
+@pytest.mark.parametrize("game_name,players", [("rummikub", 2), ("rummikub_cards", 2), ("rummikub", 4)])
+def test_a_sample_shows_the_seat_its_own_view_and_keeps_every_piece(game_name, players):
+    game, state = midgame(game_name, players, seed=3, turns=9)
+    me = state.current_player
+    view = state.view(me)
+    for k in range(5):
+        dealt = sample_state(view, game, np.random.default_rng(k))
+        assert same_view(dealt.view(me), view)
+        total = dealt.racks.astype(np.int64).sum(axis=0) + dealt.table_counts() + np.bincount(dealt.pool, minlength=53)
+        assert np.array_equal(total, full_set(game.rules))
+        np.testing.assert_array_equal(dealt.legal_action_mask(), state.legal_action_mask())
+
+
+def test_samples_differ_only_in_what_the_seat_cannot_see():
+    game, state = midgame("rummikub", 2, seed=5, turns=7)
+    me = state.current_player
+    view = state.view(me)
+    a, b = (sample_state(view, game, np.random.default_rng(k)) for k in (1, 2))
+    assert np.array_equal(a.racks[me], b.racks[me])
+    assert not np.array_equal(a.racks[1 - me], b.racks[1 - me])
+    assert np.array_equal(unseen_pieces(view, game),
+                          a.racks[1 - me] + np.bincount(a.pool, minlength=53).astype(np.int8))
+
+
+def test_a_view_that_does_not_add_up_is_refused():
+    game, state = midgame("rummikub", 2, seed=5, turns=7)
+    view = state.view(state.current_player)
+    view["pool_size"] += 1
+    with pytest.raises(ValueError, match="do not hold"):
+        sample_state(view, game, np.random.default_rng(0))
+
+
+def decision_points(game_name: str, deals: int):
+    """Positions from hoarders' games where the expert has a real choice (more than one candidate)."""
+    rules = make_rules(game_name)
+    expert = ExpertAgent(rules, seed=0, samples=4)
+    found = []
+    for deal in range(deals):
+        game, state = midgame(game_name, 2, seed=deal, turns=0)
+        bots = [make_agent("hoard", rules, 2, seed=s) for s in range(2)]
+        while not state.is_terminal() and len(found) < 3 * (deal + 1):
+            view = state.view(state.current_player)
+            if len(expert.candidates(position_of(view, rules), view)) > 1:
+                found.append((game, state.clone()))
+            make_move(bots[state.current_player], state)
+    return found
+
+
+@pytest.mark.parametrize("game_name", ["rummikub", "rummikub_cards"])
+def test_the_same_view_with_other_hidden_pieces_gets_the_same_decision(game_name):
+    rules = make_rules(game_name)
+    for game, state in decision_points(game_name, 2)[:4]:
+        me = state.current_player
+        view = state.view(me)
+        plays = []
+        for hidden in range(3):  # the real state, then two others with the same view
+            other = state if hidden == 0 else sample_state(view, game, np.random.default_rng(100 + hidden))
+            plays.append(ExpertAgent(rules, seed=7, samples=4).plan_turn(other.view(me)))
+        assert all(p is None and plays[0] is None or np.array_equal(p, plays[0]) for p in plays)
+
+
+def test_the_expert_decides_from_the_seats_view_alone():
+    """Handed only a copy of the view, with nothing of the state, it lays what it lays on the state itself."""
+    rules = make_rules("rummikub")
+    for _, state in decision_points("rummikub", 1)[:3]:
+        me = state.current_player
+        alone = ExpertAgent(rules, seed=3, samples=4).plan_turn(dict(state.view(me)))
+        before = state.racks[me].copy()
+        make_move(ExpertAgent(rules, seed=3, samples=4), state)
+        if alone.any():
+            assert np.array_equal(before - state.racks[me], alone)
+        else:
+            assert state.racks[me].sum() == before.sum() + 1  # it drew
+
+
+@pytest.mark.parametrize("bad", [0, -3, 1, 2.5, "8", True, None])
+def test_a_budget_that_is_not_a_whole_number_of_samples_is_refused(bad):
+    with pytest.raises(ValueError, match="samples must be a whole number of at least 2"):
+        ExpertAgent(make_rules("rummikub"), samples=bad)
+
+
+@pytest.mark.parametrize("bad", [-1, "1", float("nan")])
+def test_a_margin_below_zero_is_refused(bad):
+    with pytest.raises(ValueError, match="margin must be a number of at least 0"):
+        ExpertAgent(make_rules("rummikub"), margin=bad)
+
+
+@pytest.mark.parametrize("game_name", ["rummikub", "rummikub_cards"])
+def test_the_expert_plays_a_whole_round_legally_by_name(game_name):
+    from agents.evaluate import new_game, play_game
+
+    rules = make_rules(game_name)
+    seats = [make_agent("expert", rules, 2, seed=1), make_agent("hoard", rules, 2, seed=2)]
+    state = play_game(new_game(rules, 2), seats, seed=11)
+    assert state.is_terminal()
