@@ -2,9 +2,11 @@
 
 Each shipped agent (``agents.trained``) plays duplicate deals against the game's
 strong baselines (all but ``random`` and ``greedy``) at a two-seat table, or at a
-full table with baselines in the other seats, where the rating decides. The seed
-is fixed and was not used while the agents were developed, so the table is the
-same wherever it is made and is no tuned figure.
+full table with baselines in the other seats, where the rating decides. The table
+leads with what the rules decide a game by (T11, K10, F12): the mean score per
+round and the win rate in whole games; the share of single rounds won follows.
+The seed is fixed and was not used while the agents were developed, so the table
+is the same wherever it is made and is no tuned figure.
 
     python -m agents.results --deals 2000
 """
@@ -17,7 +19,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from agents.evaluate import evaluate, whole_number
-from agents.registry import TRAINED, baseline_names
+from agents.registry import TRAINED, bot_names
+from agents.stats import MARGIN_METHOD
 from agents.trained import shipped, shipped_path, training_facts
 
 RESULTS_SEED = 424242
@@ -27,7 +30,7 @@ WEAK = ("random", "greedy")
 def matches(game: str, num_players: int) -> list[list[str]]:
     """The line-ups a shipped agent is measured in: one per strong baseline at two seats, else one full table
     of the baselines, strongest last, filling the other seats."""
-    names = baseline_names(game)
+    names = bot_names(game)  # the expert is measured on the ladder (agents.ladder): thousands of deals would take hours
     strong = [name for name in names if name not in WEAK]
     if num_players == 2:
         return [[TRAINED, name] for name in strong]
@@ -35,32 +38,45 @@ def matches(game: str, num_players: int) -> list[list[str]]:
     return [[TRAINED, *others]]
 
 
-def measure(stem: str, deals: int, progress: bool) -> list[dict[str, Any]]:
-    """One row per line-up for the shipped agent ``stem`` (``rummikub_2p``)."""
+def measure(stem: str, deals: int, progress: bool, whole_games: int | None = None) -> list[dict[str, Any]]:
+    """One row per line-up for the shipped agent ``stem`` (``rummikub_2p``): ``deals`` deals of one round and
+    ``whole_games`` (default: as many) of whole games."""
     game, players = stem.rsplit("_", 1)
     num_players = int(players.rstrip("p"))
     facts = training_facts(shipped_path(game, num_players))
     rows = []
     for lineup in matches(game, num_players):
-        report = evaluate(game, lineup, num_players, deals, RESULTS_SEED, progress=progress)
+        report = evaluate(game, lineup, num_players, deals, RESULTS_SEED, progress=progress,
+                          matches=deals if whole_games is None else whole_games)
         mine = report["agents"][TRAINED]
+        whole = report["matches"]["agents"][TRAINED] if "matches" in report else {}
+        rated = report["rating"]["agents"]
         rank = None
-        if "rating" in report:
-            order = sorted(report["rating"]["agents"], key=lambda a: -report["rating"]["agents"][a]["elo"])
+        if len(rated) > 2:
+            order = sorted(rated, key=lambda a: -rated[a]["margin"])
             rank = f"{order.index(TRAINED) + 1} of {len(order)}"
-        rows.append({"agent": stem, "against": ", ".join(lineup[1:]), "deals": deals, "win_rate": mine["win_rate"],
-                     "win_ci": mine["win_ci"], "rank": rank, **facts})
+        rows.append({"agent": stem, "against": ", ".join(lineup[1:]), "deals": deals,
+                     "mean_score": mine["mean_score"], "score_ci": mine["score_ci"],
+                     "matches": whole.get("games", 0), "match_win_rate": whole.get("win_rate"),
+                     "match_win_ci": whole.get("win_ci"), "win_rate": mine["win_rate"], "win_ci": mine["win_ci"],
+                     "margin": rated[TRAINED]["margin"], "rank": rank, **facts})
     return rows
 
 
 def markdown(rows: list[dict[str, Any]]) -> str:
     """Two tables: the results, then how each agent was trained."""
-    lines = [f"Duplicate deals, seed {RESULTS_SEED}; win rate with its 95% interval (even: 1 / players).", "",
-             "| agent | against | deals | win rate | 95% interval | Elo rank |", "|---|---|---|---|---|---|"]
+    lines = [f"Duplicate deals, seed {RESULTS_SEED}; 95% intervals; win rates even at 1 / players. Rank: by the "
+             f"{MARGIN_METHOD}.", "",
+             "| agent | against | deals | mean score per round | 95% interval | whole games | match win rate | "
+             "95% interval | round win rate | 95% interval | margin | rank |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for row in rows:
-        lo, hi = row["win_ci"]
-        lines.append(f"| {row['agent']} | {row['against']} | {row['deals']:,} | {row['win_rate']:.3f} | "
-                     f"[{lo:.3f}, {hi:.3f}] | {row['rank'] or '-'} |")
+        match = "[{:.3f}, {:.3f}]".format(*row["match_win_ci"]) if row["matches"] else "-"
+        lines.append(f"| {row['agent']} | {row['against']} | {row['deals']:,} | {row['mean_score']:+.2f} | "
+                     "[{:+.2f}, {:+.2f}] | ".format(*row["score_ci"]) + f"{row['matches']:,} | "
+                     + (f"{row['match_win_rate']:.3f}" if row["matches"] else "-") + f" | {match} | "
+                     f"{row['win_rate']:.3f} | " + "[{:.3f}, {:.3f}]".format(*row["win_ci"])
+                     + f" | {row['margin']:+.2f} | {row['rank'] or '-'} |")
     lines += ["", "| agent | trained | steps | machine | date | command |", "|---|---|---|---|---|---|"]
     for row in {row["agent"]: row for row in rows}.values():
         lines.append(f"| {row['agent']} | {row['minutes']:.0f} min | {row['steps']:,} | {row['machine']} | "
@@ -70,12 +86,15 @@ def markdown(rows: list[dict[str, Any]]) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m agents.results", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--deals", type=whole_number(1), default=2000, help="duplicate deals per line-up")
+    parser.add_argument("--deals", type=whole_number(1), default=2000,
+                        help="duplicate deals of one round per line-up")
+    parser.add_argument("--matches", type=whole_number(0),
+                        help="duplicate deals of whole games per line-up (default: --deals)")
     parser.add_argument("--agents", nargs="+", choices=shipped(), default=shipped(),
                         help="shipped agents to measure (default: all)")
     parser.add_argument("--no-progress", action="store_true")
     args = parser.parse_args(argv)
-    rows = [row for stem in args.agents for row in measure(stem, args.deals, not args.no_progress)]
+    rows = [row for stem in args.agents for row in measure(stem, args.deals, not args.no_progress, args.matches)]
     print(markdown(rows))
     return 0
 

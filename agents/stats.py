@@ -1,9 +1,12 @@
 """Confidence intervals and ratings for match results.
 
 Duplicate deals make the games of one deal depend on each other (same pieces,
-seats rotated), so the bootstrap resamples deals, not games. Ratings: a
-Bradley-Terry maximum-likelihood fit on the pairwise results (exact, and free of
-the order of the games), and openskill's Plackett-Luce model where it is installed.
+seats rotated), so the bootstrap resamples deals, not games. The rules decide a
+game by points added up over rounds (T11, K10, F12), so the ratings use that
+measure: a margin rating in points per round (how much an agent gains on the
+others, not only whether it finished first), and, on whole games, a
+Bradley-Terry maximum-likelihood fit (exact, and free of the order of the games)
+and openskill's Plackett-Luce model where it is installed.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 import importlib.util
 import math
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -35,11 +39,58 @@ def bootstrap_mean(values: Sequence[float], seed: int, resamples: int = 2000,
     values = np.asarray(values, dtype=np.float64)
     if len(values) == 0:
         return (math.nan, math.nan)
-    rng = np.random.default_rng(seed)
-    means = values[rng.integers(len(values), size=(resamples, len(values)))].mean(axis=1)
-    tail = (1.0 - level) / 2
-    lo, hi = np.quantile(means, [tail, 1.0 - tail])
+    means = values[resample(len(values), seed, resamples)].mean(axis=1)
+    lo, hi = np.quantile(means, tails(level))
     return (float(lo), float(hi))
+
+
+def resample(n: int, seed: int, resamples: int) -> np.ndarray:
+    """``resamples`` rows of ``n`` indices drawn with replacement: the bootstrap's draws, one seed for all of them."""
+    return np.random.default_rng(seed).integers(n, size=(resamples, n))
+
+
+def tails(level: float) -> list[float]:
+    """The quantiles that bound a central interval of ``level``."""
+    tail = (1.0 - level) / 2
+    return [tail, 1.0 - tail]
+
+
+def margin_ratings(games: Sequence[Seats], deals: Sequence[int], labels: Sequence[str], seed: int = 0,
+                   resamples: int = 2000, level: float = 0.95) -> dict[str, dict[str, Any]]:
+    """Each agent's expected lead in points per round over an agent rated 0, with a bootstrap interval over deals.
+
+    A least-squares fit of ``r[a] - r[b]`` to a's lead over b (score difference) for every two seats at a
+    table, centred so that the agents' mean is 0. Why this and not the order of finish: a round's points
+    carry into the game's total, so winning small and losing big loses games that a count of rounds won
+    would credit. With two agents in a zero-sum game ``r`` is each one's mean score. Exact and free of the
+    games' order.
+    """
+    index = {label: i for i, label in enumerate(labels)}
+    k = len(labels)
+    deal_index = {deal: i for i, deal in enumerate(sorted(set(deals)))}
+    laplacian = np.zeros((len(deal_index), k, k))  # per deal: how often each two agents met
+    lead = np.zeros((len(deal_index), k))  # per deal: each agent's summed score difference over its opponents
+    for seats, deal in zip(games, deals, strict=True):
+        d = deal_index[deal]
+        for a, (la, sa) in enumerate(seats):
+            for lb, sb in seats[a + 1:]:
+                i, j = index[la], index[lb]
+                if i != j:
+                    laplacian[d, [i, j], [i, j]] += 1
+                    laplacian[d, [i, j], [j, i]] -= 1
+                    lead[d, i] += sa - sb
+                    lead[d, j] += sb - sa
+
+    def fit(weights: np.ndarray) -> np.ndarray:  # weights: (fits, deals), how often each deal is counted
+        system = np.einsum("md,dij->mij", weights, laplacian) + 1.0 / k  # + 1/k: the ratings sum to 0
+        return np.einsum("mij,mj->mi", np.linalg.pinv(system), weights @ lead)
+
+    point = fit(np.ones((1, len(deal_index))))[0]
+    draws = resample(len(deal_index), seed, resamples)
+    counts = np.stack([np.bincount(row, minlength=len(deal_index)) for row in draws]).astype(np.float64)
+    low, high = np.quantile(fit(counts), tails(level), axis=0)
+    return {label: {"margin": float(point[i]), "margin_ci": [float(low[i]), float(high[i])]}
+            for label, i in index.items()}
 
 
 def bradley_terry(games: Sequence[Seats], labels: Sequence[str], iterations: int = 10000,
@@ -98,13 +149,25 @@ def openskill_ratings(games: Sequence[Seats], labels: Sequence[str], seed: int =
     return {lab: {"mu": r.mu, "sigma": r.sigma, "ordinal": r.mu - 3 * r.sigma} for lab, r in ratings.items()}
 
 
-def ratings(games: Sequence[Seats], labels: Sequence[str], seed: int = 0) -> dict:
-    """Every agent's Bradley-Terry Elo (order-free), and openskill's rating where it is installed."""
-    elo = bradley_terry(games, labels)
-    agents = {lab: {"elo": elo[lab]} for lab in labels}
-    method = "elo: Bradley-Terry MLE on pairwise results"
-    if importlib.util.find_spec("openskill") is not None:
-        for lab, rated in openskill_ratings(games, labels, seed).items():
-            agents[lab].update(rated)
-        method += "; mu, sigma, ordinal (mu - 3 sigma): openskill Plackett-Luce"
+MARGIN_METHOD = ("margin: expected lead in points per round over an agent rated 0 (least squares: r[a] - r[b] "
+                 "fits a's lead over b in the rounds both played; agents' mean 0; 95% bootstrap over deals)")
+
+
+def ratings(rounds: Sequence[Seats], deals: Sequence[int], matches: Sequence[Seats], labels: Sequence[str],
+            seed: int = 0, resamples: int = 2000) -> dict[str, Any]:
+    """Each agent's margin rating from the rounds' scores; where whole games were played (``matches``: each
+    seat's place, higher is better), a Bradley-Terry Elo on them, and openskill's rating where it is installed.
+
+    ``method`` says in words which measure each figure uses, for every table that shows them.
+    """
+    agents = margin_ratings(rounds, deals, labels, seed, resamples)
+    method = MARGIN_METHOD
+    if matches:
+        for lab, elo in bradley_terry(matches, labels).items():
+            agents[lab]["elo"] = elo
+        method += "; elo: Bradley-Terry MLE on whole games (the rules' winner first, then by total)"
+        if importlib.util.find_spec("openskill") is not None:
+            for lab, rated in openskill_ratings(matches, labels, seed).items():
+                agents[lab].update(rated)
+            method += "; mu, sigma, ordinal (mu - 3 sigma): openskill Plackett-Luce on the same whole games"
     return {"method": method, "agents": agents}

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, get_type_hints
 
-from agents.registry import baseline_names
+from agents.registry import baseline_names, bot_names
 from rummienv import games
 from rummienv.outcome import REWARDS
 
@@ -95,7 +95,7 @@ class TrainConfig:
 
     # ------------------------------------------------------------ opponents
     baselines: list = _knob(None)
-    """baseline agents (agents.registry names) in the opponent pool; unset: all of the game's"""
+    """baseline agents (agents.registry names) in the opponent pool; unset: the game's bots (all but expert)"""
     latest_prob: float = _knob(0.25, lo=0.0, hi=1.0)
     """share of games against the current network itself (pure self-play)"""
     snapshot_every: int = _knob(5, lo=1)
@@ -142,10 +142,11 @@ class TrainConfig:
     (docs/results.md)"""
 
     def __post_init__(self) -> None:
-        """Opponents left unset are the game's own baselines, since each game has its own bots."""
+        """Opponents left unset are the game's own bots, since each game has its own; the search expert joins
+        only when named, as a decision of it costs a hundred of theirs."""
         for key in ("baselines", "eval_opponents"):
             if getattr(self, key) is None:
-                setattr(self, key, baseline_names(self.game))
+                setattr(self, key, bot_names(self.game))
         if self.num_workers == 0:  # settled here, so that the checkpoint's config names the number run with
             self.num_workers = max(1, min(os.cpu_count() or 1, self.num_chunks))
 

@@ -45,7 +45,7 @@ def play_checked(game, agents, seed, max_actions=None):
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
-@pytest.mark.parametrize("name", ["random", "greedy", "value", "value_hold"])
+@pytest.mark.parametrize("name", ["random", "greedy", "value", "value_hold", "expert"])
 def test_rummy500_baselines_play_legal_moves(name, players):
     game = Rummy500Game(None, players)
     opponents = ["greedy", "value", "random"]
@@ -184,8 +184,8 @@ def test_make_agent_passes_agent_objects_through_and_accepts_games_and_rules():
     assert make_agent(agent, "rummikub", 2) is agent
     assert isinstance(make_agent("greedy", RummikubGame("rummikub_cards", 3), 3), BaseAgent)
     assert isinstance(make_agent("value", make_rules("rummy500"), 2), BaseAgent)
-    assert baseline_names("rummikub") == ["random", "greedy", "max_tiles", "hold_back", "hoard"]
-    assert baseline_names("rummy500") == ["random", "greedy", "value", "value_hold"]
+    assert baseline_names("rummikub") == ["random", "greedy", "max_tiles", "hold_back", "hoard", "expert"]
+    assert baseline_names("rummy500") == ["random", "greedy", "value", "value_hold", "expert"]
 
 
 def _rummikub_turn(name, rack):

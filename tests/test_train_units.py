@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from agents.ppo import ActorCritic, PolicyAgent
-from agents.registry import baseline_names
+from agents.registry import bot_names
 from agents.selfplay import LATEST, OpponentPool, SelfPlay, make_game
 from agents.train_config import ConfigError, from_dict, load_config, to_dict
 
@@ -58,7 +58,8 @@ def test_unset_opponents_follow_the_game(tmp_path: Path, game: str) -> None:
     path = tmp_path / "few.yaml"
     path.write_text(f"name: few\ngame: {game}\ntotal_steps: 64\nnum_envs: 2\nnum_steps: 8\n")
     config = load_config(path)
-    assert config.baselines == config.eval_opponents == baseline_names(game)
+    assert config.baselines == config.eval_opponents == bot_names(game)
+    assert "expert" not in config.baselines  # the search expert joins a pool only when named
     assert from_dict({"game": game, "baselines": []}).baselines == []  # pure self-play stays possible
 
 
