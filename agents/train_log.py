@@ -81,11 +81,11 @@ def plot_win_rates(eval_csv: Path, png: Path, title: str, even: float) -> None:
 
 
 def format_table(results: list[dict[str, Any]]) -> str:
-    """The final evaluation as a fixed-width table."""
-    lines = [f"{'opponent':<12} {'games':>6} {'win rate':>8} {'95% CI':>15} {'mean score':>11} {'95% CI':>17}"]
+    """The final evaluation as a fixed-width table, the rules' measure (mean score per round) first."""
+    lines = [f"{'opponent':<12} {'rounds':>6} {'score/round':>11} {'95% CI':>17} {'win rate':>8} {'95% CI':>15}"]
     for r in results:
         win_ci = f"[{r['win_low']:.3f}, {r['win_high']:.3f}]"
-        score_ci = f"[{r['score_low']:.2f}, {r['score_high']:.2f}]"
-        lines.append(f"{r['opponent']:<12} {int(r['games']):>6} {r['win_rate']:>8.3f} {win_ci:>15} "
-                     f"{r['score']:>11.2f} {score_ci:>17}")
+        score_ci = f"[{r['score_low']:+.2f}, {r['score_high']:+.2f}]"
+        lines.append(f"{r['opponent']:<12} {int(r['games']):>6} {r['score']:>+11.2f} {score_ci:>17} "
+                     f"{r['win_rate']:>8.3f} {win_ci:>15}")
     return "\n".join(lines)

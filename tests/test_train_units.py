@@ -146,3 +146,13 @@ def test_the_pool_records_the_learners_share_of_the_win_under_either_reward(rewa
         expected.append(1.0 / len(top) if seat in top else 0.0)
     assert results == expected
     assert any(scores[seat] > 0 and seat not in np.flatnonzero(scores == scores.max()) for scores, seat in ended)
+
+
+def test_final_table_leads_with_the_score_per_round() -> None:
+    from agents.train_log import format_table
+
+    row = {"opponent": "hoard", "games": 200, "win_rate": 0.61, "win_low": 0.54, "win_high": 0.68, "score": -12.5,
+           "score_low": -27.25, "score_high": 1.5}
+    head, line = format_table([row]).splitlines()
+    assert head.split()[:3] == ["opponent", "rounds", "score/round"]
+    assert line.split()[:5] == ["hoard", "200", "-12.50", "[-27.25,", "+1.50]"]
