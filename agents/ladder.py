@@ -25,6 +25,7 @@ import hashlib
 import json
 import multiprocessing
 import os
+import shlex
 import sys
 import time
 from collections.abc import Iterator, Sequence
@@ -209,6 +210,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     specs = check_arguments(parser, args)
     result = ladder(args.game, specs, args.players, args.deals, args.deals if args.matches is None else args.matches,
                     args.seed, args.out, rules=args.rules, workers=args.workers, progress=not args.no_progress)
+    result["run"]["command"] = shlex.join(["python", "-m", "agents.ladder",
+                                           *(sys.argv[1:] if argv is None else argv)])
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "ladder.json").write_text(json.dumps(result, indent=1))
     table = markdown(result)

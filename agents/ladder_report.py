@@ -24,7 +24,9 @@ def markdown(result: dict[str, Any]) -> str:
     """The rating table, what was played and how it is rated, and the whole games head to head."""
     head, rows = columns(result)
     by_label = {cells[0]: cells for cells in rows}
+    command = result.get("run", {}).get("command")
     lines = [f"## Ladder: {result['game']}, {result['players']} players", "", f"{describe(result)}.", "",
+             *([f"Made by `{command}`.", ""] if command else []),
              f"Rating: {result['rating']['method']}.", "",
              "| rank | " + " | ".join(head) + " |", "|---" * (len(head) + 1) + "|"]
     for rank, label in enumerate(ranked(result), 1):

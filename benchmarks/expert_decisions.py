@@ -1,7 +1,7 @@
 """Times a search expert's decisions on positions from real games: median and p99 seconds per decision.
 
-    python benchmarks/expert_decisions.py [--game rummy500] [--players 2] [--games 20] [--seed 0]
-                                          [--samples N] [--json out.json]
+    python benchmarks/expert_decisions.py [--game rummy500|rummikub|rummikub_cards] [--players 2] [--games 20]
+                                          [--seed 0] [--samples N] [--json out.json]
 
 The positions come from seeded games between baselines, so the positions do not depend on the expert being
 timed (a faster or slower expert meets the same ones). Every position of every seat is timed through
@@ -15,6 +15,7 @@ time on it for the seat to move. Another game's expert is added by writing its f
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
 import time
@@ -26,6 +27,8 @@ import numpy as np
 
 from agents.base import Agent, decide, make_move
 from agents.registry import make_agent
+from agents.rummikub_expert import SAMPLES as RUMMIKUB_SAMPLES
+from agents.rummikub_expert import ExpertAgent as RummikubExpert
 from agents.rummy500_expert import SAMPLES, ExpertAgent
 from rummienv.core import State
 from rummienv.games import make_game
@@ -45,7 +48,29 @@ def rummy500_points(players: int, games: int, seed: int, samples: int = SAMPLES)
             make_move(bots[state.current_player], state)
 
 
-DECISION_POINTS: dict[str, DecisionPoints] = {"rummy500": rummy500_points}
+def rummikub_points(name: str, players: int, games: int, seed: int, samples: int = RUMMIKUB_SAMPLES
+                    ) -> Iterator[tuple[State, Agent]]:
+    """The start of every turn of ``games`` rounds of ``hoard`` self-play, with an expert for the seat to move.
+
+    A Rummikub expert decides a whole turn when it begins (``PlanningAgent``); the pieces it then stages
+    follow the plan and cost nothing, so only the turns' first decisions are timed."""
+    game = make_game(name, players)
+    experts = [RummikubExpert(game.rules, seed + seat, samples=samples) for seat in range(players)]
+    bots = [make_agent("hoard", game.rules, players, seed=seed + seat) for seat in range(players)]
+    for deal in range(games):
+        state = game.new_initial_state(seed + deal)
+        while not state.is_terminal():
+            p = state.current_player
+            if not state.staged.any():
+                yield state, experts[p]
+            make_move(bots[p], state)
+
+
+DECISION_POINTS: dict[str, DecisionPoints] = {
+    "rummy500": rummy500_points,
+    "rummikub": functools.partial(rummikub_points, "rummikub"),
+    "rummikub_cards": functools.partial(rummikub_points, "rummikub_cards"),
+}
 
 
 def quantiles(seconds: list[float]) -> dict[str, Any]:

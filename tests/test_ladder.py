@@ -42,6 +42,7 @@ def test_the_ladder_writes_its_table_json_and_chart(tmp_path: Path, capsys) -> N
     margins = [float(row[cells.index("margin")]) for row in rows]
     assert margins == sorted(margins, reverse=True) and {row[1] for row in rows} == set(CHEAP)
     assert "Whole games head to head" in table
+    assert f"Made by `python -m agents.ladder --game rummy500 --agents {' '.join(CHEAP)} --deals 2" in table
     assert (out / "ladder.png").is_file() == (importlib.util.find_spec("matplotlib") is not None)
 
 
