@@ -77,3 +77,11 @@ def first_legal(mask: np.ndarray, actions: Sequence[int]) -> int | None:
         if mask[action]:
             return int(action)
     return None
+
+
+def budget(name: str, value: object, least: int = 1) -> int:
+    """A search budget (samples, batches) as an int, or a one-line ValueError saying what is allowed: a bool or
+    a float would pass a comparison and mean nothing."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not value >= least:
+        raise ValueError(f"{name} must be a whole number of at least {least}, got {value!r}")
+    return int(value)

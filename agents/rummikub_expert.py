@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.base import View
+from agents.base import View, budget
 from agents.rummikub_bots import PlanningAgent, Position
 from rummienv.rules import RummikubRules
 from rummienv.rummikub import actions as A
@@ -34,12 +34,6 @@ TRIES = 8  # deals tried per sample for one in which no opponent could have gone
 # (seed 20261202), score a round: card edition 1.5 / 2.5 / 3.5 gave +8.1 / +17.9 / +9.4 (rounds won 0.30 / 0.46 /
 # 0.44); tiles 1.5 / 2.5 gave +14.1 / +24.5. At 1.5 it left hoarding early for small plays and then kept laying.
 MARGIN = 2.5
-
-
-def whole_number(name: str, value: object, least: int) -> None:
-    """Refuse a budget that is not a whole number of at least ``least``, naming what is allowed."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not value >= least:
-        raise ValueError(f"{name} must be a whole number of at least {least}, got {value!r}")
 
 
 def hoard_playout(state: RummikubState) -> np.ndarray:
@@ -68,9 +62,9 @@ class ExpertAgent(PlanningAgent):
 
     def __init__(self, rules: RummikubRules, seed: int | None = None, *, samples: int = SAMPLES,
                  max_samples: int | None = None, margin: float = MARGIN, condition: bool = True) -> None:
-        whole_number("samples", samples, 2)
+        budget("samples", samples, 2)
         max_samples = BATCHES * samples if max_samples is None else max_samples
-        whole_number("max_samples", max_samples, samples)
+        budget("max_samples", max_samples, samples)
         if isinstance(margin, bool) or not isinstance(margin, (int, float)) or not margin >= 0:
             raise ValueError(f"margin must be a number of at least 0 (standard errors), got {margin!r}")
         super().__init__(rules, seed)

@@ -22,7 +22,7 @@ import secrets
 import numpy as np
 from numba import njit
 
-from agents.base import BaseAgent, View
+from agents.base import BaseAgent, View, budget
 from agents.rummy500_bots import MELD_POINTS
 from rummienv.cards import CARD_VALUES
 from rummienv.rules import Rummy500Rules
@@ -192,12 +192,6 @@ def action_values(boards, actions, free_top, hold, me):
     return values
 
 
-def _positive_int(name: str, value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value <= 0:
-        raise ValueError(f"{name} must be a whole number of at least 1, got {value!r}")
-    return int(value)
-
-
 class ExpertAgent(BaseAgent):
     """PIMC search over ``samples`` deals of the unseen cards per decision, played out by the compiled policy.
 
@@ -217,7 +211,7 @@ class ExpertAgent(BaseAgent):
         self.rules = rules if rules is not None else Rummy500Rules()
         if not isinstance(self.rules, Rummy500Rules):
             raise ValueError(f"rules must be Rummy500Rules, got {type(rules).__name__}")
-        self.samples = _positive_int("samples", samples)
+        self.samples = budget("samples", samples)
         if not (isinstance(hold, tuple) and len(hold) == 2 and all(isinstance(h, bool) for h in hold)):
             raise ValueError(f"hold must be a pair of True/False (the expert's seat, the others), got {hold!r}")
         self.hold = hold
