@@ -4,8 +4,9 @@
 pieces now or keep drawing depends on how close the others are to going out, which a seat cannot see. This
 player decides by perfect-information Monte Carlo: it deals the unseen pieces at random to the other racks
 and the pool in ``samples`` ways that agree with its view (``rummienv.rummikub.determinize``), plays each
-candidate out to the end of the round in every sample, and takes the one with the best mean score (the
-rules' measure, T9/T10). The same samples serve every candidate (common random numbers), so the comparison
+candidate out to the end of the round in every sample, and takes the one worth most on average by the
+rules' measure (``worth``): the round's score when the game is one round (T9/T10), the chance to win the
+game when it has several (T11/K10). The same samples serve every candidate (common random numbers), so the comparison
 is not drowned by the luck of the draw.
 
 Candidates at the start of a turn: draw, the play with the most pieces, the one that keeps the rack's
@@ -20,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from agents.base import View, budget
-from agents.rummikub_bots import PlanningAgent, Position
+from agents.rummikub_bots import PlanningAgent, Position, end_turn
 from rummienv.rules import RummikubRules
 from rummienv.rummikub import actions as A
 from rummienv.rummikub import solver, whole_turns
@@ -34,12 +35,36 @@ TRIES = 8  # deals tried per sample for one in which no opponent could have gone
 # (seed 20261202), score a round: card edition 1.5 / 2.5 / 3.5 gave +8.1 / +17.9 / +9.4 (rounds won 0.30 / 0.46 /
 # 0.44); tiles 1.5 / 2.5 gave +14.1 / +24.5. At 1.5 it left hoarding early for small plays and then kept laying.
 MARGIN = 2.5
+# Points by which one round's margin between two seats is as likely to be smaller as larger (the median
+# absolute margin): 47-67 for tiles and 31-56 for cards between expert, hoard and ppo in the 2-seat ladders.
+SPREAD = 50
+
+
+def worth(scores: list, view: View) -> float:
+    """What a round ending with ``scores`` (by seat) is worth to the viewing seat, in the game it is playing.
+
+    A single round is won by points, so it is worth its score. A game of several rounds is won by the highest
+    total (T11/K10), so a round is worth the chance to finish first: certain or lost after the last round (a
+    tie counts half), and before it a round's margins are heavy-tailed (a hoarded rack costs hundreds), so
+    the rounds left are taken as a Cauchy margin of ``SPREAD`` a round, the chance against each other seat
+    multiplied. Points matter as far as they change that chance: trimming a loss from 300 to 150 is worth
+    little, from 60 to 10 much."""
+    me = int(view["player"])
+    if view["rounds"] == 1:
+        return float(scores[me])
+    total = {int(s): float(t) + float(scores[s]) for s, t in zip(view["seats"], view["totals"], strict=True)}
+    ahead = np.array([total[me] - total[int(s)] for s in view["seats"][1:]])
+    left = int(view["rounds"]) - int(view["round"]) - 1
+    if left == 0:
+        return float(np.prod(np.where(ahead > 0, 1.0, np.where(ahead == 0, 0.5, 0.0))))
+    return float(np.prod(0.5 + np.arctan(ahead / (SPREAD * left)) / np.pi))
 
 
 def hoard_playout(state: RummikubState) -> np.ndarray:
     """Play ``state`` to its end with every seat following ``hoard``: open with the most pieces as soon as
     possible, then draw until the whole rack goes out at once, or lay the most pieces once the pool is empty.
-    The final scores."""
+    The final scores. Once the pool is empty a seat that can play must (T7/K9), and in the card edition the
+    only play may need a joker exchanged first."""
     while not state.is_terminal():
         p = state.current_player
         rack = state.racks[p]
@@ -49,11 +74,13 @@ def hoard_playout(state: RummikubState) -> np.ndarray:
             else:
                 state.apply_action(A.DRAW)
             continue
-        found = solver.best_play(state.table, rack, **state.solver_args())
+        found = solver.best_play(state.table, rack, state.staged, **state.solver_args())
         if found is not None:
             state.apply_play(found.play.astype(np.int64))
-        else:
-            state.apply_action(A.DRAW if state.pool else A.PASS)
+        elif state.pool:
+            state.apply_action(A.DRAW)
+        else:  # pass, or (K6) exchange a table joker when only the freed joker makes a play, as hoard does
+            state.apply_action(end_turn(state.legal_action_mask()))
     return state.scores()
 
 
@@ -146,11 +173,11 @@ class ExpertAgent(PlanningAgent):
         return not solver.is_legal_play(state.table, rack, fixed=state.fixed, opened=True)
 
     def outcomes(self, options: list[np.ndarray | None], view: View) -> np.ndarray:
-        """The seat's score for each option (columns) in each of ``samples`` deals of the unseen pieces (rows)."""
+        """What each option (columns) is worth to the seat (``worth``) in each of ``samples`` deals of the unseen
+        pieces (rows)."""
         game = self._games.get(len(view["seats"]))
         if game is None:
             game = self._games[len(view["seats"])] = RummikubGame(self.rules, len(view["seats"]))
-        me = int(view["player"])
         scores = np.zeros((self.samples, len(options)))
         for s in range(self.samples):
             dealt = self.deal(view, game)
@@ -160,5 +187,5 @@ class ExpertAgent(PlanningAgent):
                     state.apply_action(A.DRAW)
                 else:
                     state.apply_play(play)
-                scores[s, k] = hoard_playout(state)[me]
+                scores[s, k] = worth(hoard_playout(state), view)
         return scores

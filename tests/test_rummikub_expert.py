@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from rummikub_helpers import position
 
 from agents.base import make_move
 from agents.registry import make_agent
 from agents.rummikub_bots import position_of
-from agents.rummikub_expert import ExpertAgent
+from agents.rummikub_expert import ExpertAgent, hoard_playout, worth
 from rummienv.rules import make_rules
 from rummienv.rummikub.determinize import sample_state, unseen_pieces
 from rummienv.rummikub.state import RummikubGame, full_set
+from rummienv.tiles import counts_of, parse_tiles
 
 
 def midgame(game_name: str, players: int, seed: int, turns: int):
@@ -103,6 +105,40 @@ def test_the_expert_decides_from_the_seats_view_alone():
             assert np.array_equal(before - state.racks[me], alone)
         else:
             assert state.racks[me].sum() == before.sum() + 1  # it drew
+
+
+def test_a_play_out_exchanges_a_joker_when_only_that_makes_a_play_with_the_stock_empty():
+    """K6 with K9: k2 b2 need the table's joker, so the seat may not pass; it exchanges r8 for it and lays them."""
+    state = position(["r8 k2 b2 k9", "k1"], table=["r5 r6 r7 J"], opened=[True, True], game="rummikub_cards", pool=[])
+    scores = hoard_playout(state)
+    assert state.is_terminal() and np.array_equal(state.racks[0], counts_of(parse_tiles("k9")))
+    assert list(scores) == [-8, 8]  # k9 against k1 (T10)
+
+
+def standing(round_: int, rounds: int, totals=(0.0, 0.0), player: int = 1) -> dict:
+    """The part of seat ``player``'s view that ``worth`` reads, at two seats."""
+    seats = [player, 1 - player]
+    return {"player": player, "seats": seats, "totals": [totals[s] for s in seats], "round": round_, "rounds": rounds}
+
+
+def test_a_single_round_is_worth_its_score():
+    assert worth([-120, 120], standing(0, 1)) == 120
+    assert worth([35, -35], standing(0, 1)) == -35
+
+
+def test_the_last_round_of_a_game_is_worth_winning_the_game_and_nothing_more():
+    behind = standing(1, 2, totals=(90.0, -90.0))  # seat 1 is 180 behind going into the last round
+    assert worth([-60, 60], behind) == 0.0  # wins the round, still 60 behind
+    assert worth([-90, 90], behind) == 0.5  # level on totals
+    assert worth([-91, 91], behind) == 1.0
+    assert worth([400, -400], standing(1, 2, totals=(-500.0, 500.0))) == 1.0  # a big loss that still wins
+
+
+def test_an_early_round_is_worth_the_chance_to_win_the_game():
+    values = [worth([-m, m], standing(0, 2)) for m in (-300, -150, -60, -10, 0, 10, 60, 150, 300)]
+    assert all(0 < v < 1 for v in values) and values == sorted(values) and values[4] == 0.5
+    assert values[1] - values[0] < values[3] - values[2]  # trimming a lost rack: from 300 to 150 counts less
+    assert worth([-60, 60], standing(0, 3)) < worth([-60, 60], standing(1, 3))  # more rounds left, less sure
 
 
 @pytest.mark.parametrize("bad", [0, -3, 1, 2.5, "8", True, None])
