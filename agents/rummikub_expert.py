@@ -6,8 +6,8 @@ player decides by perfect-information Monte Carlo: it deals the unseen pieces at
 and the pool in ``samples`` ways that agree with its view (``rummienv.rummikub.determinize``), plays each
 candidate out to the end of the round in every sample, and takes the one worth most on average by the
 rules' measure (``worth``): the round's score when the game is one round (T9/T10), the chance to win the
-game when it has several (T11/K10). The same samples serve every candidate (common random numbers), so the comparison
-is not drowned by the luck of the draw.
+game when it has several (T11/K10). The same samples serve every candidate (common random numbers), so the
+comparison is not drowned by the luck of the draw.
 
 Candidates at the start of a turn: draw, the play with the most pieces, the one that keeps the rack's
 jokers, and the one that sheds the most points; a play that goes out is taken at once (it ends the round

@@ -40,7 +40,7 @@ def _set_text(kind: str, pieces: tuple[int, ...]) -> str:
 
 def rummikub_heading(view: dict[str, Any], game: Game) -> str:
     """The edition and the round of how many: a whole game has one round per player (T11/K10)."""
-    return f"{games.of(game).title}, round {view['round'] + 1} of {game.num_rounds if game.whole_game else 1}"
+    return f"{games.of(game).title}, round {view['round'] + 1} of {view['rounds']}"
 
 
 def rummikub_text(view: dict[str, Any], game: Game) -> str:

@@ -119,7 +119,7 @@ def view(state: RummikubState, player: int) -> dict[str, Any]:
         "pool_size": len(state.pool),
         "passes": state.passes,
         "round": state.round,
-        "rounds": state.game.num_rounds if state.game.whole_game else 1,
+        "rounds": state.game.episode_rounds,
         "totals": [float(state.totals[s]) for s in seats],
         "phase": state.phase,
     }

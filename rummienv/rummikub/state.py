@@ -55,6 +55,11 @@ class RummikubGame(Game):
         self.num_rounds = self.rules.rounds or self.num_players  # T11/K10: one round per player by default
 
     @property
+    def episode_rounds(self) -> int:
+        """The rounds an episode plays: the game's agreed number when it is whole, else the one round."""
+        return self.num_rounds if self.whole_game else 1
+
+    @property
     def observation_layout(self) -> dict[str, slice]:
         return seat_knowledge.layout(self.num_players)
 
@@ -65,8 +70,7 @@ class RummikubGame(Game):
     def wide_parts(self) -> dict[str, tuple[float, float]]:
         """Rack sizes reach every piece; totals, every piece's points in every round."""
         pieces = full_set(self.rules)
-        rounds = self.num_rounds if self.whole_game else 1
-        most = rounds * rack_value(pieces, self.rules.joker_penalty) / seat_knowledge.POINTS_SCALE
+        most = self.episode_rounds * rack_value(pieces, self.rules.joker_penalty) / seat_knowledge.POINTS_SCALE
         return {"rack_sizes": (0.0, int(pieces.sum()) / seat_knowledge.RACK_SCALE), "totals": (-most, most)}
 
     def _new_state(self) -> RummikubState:
