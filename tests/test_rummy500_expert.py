@@ -9,7 +9,7 @@ import pytest
 from agents.base import decide, make_move
 from agents.evaluate import play_game
 from agents.rummy500_bots import ValueAgent
-from agents.rummy500_expert import ExpertAgent
+from agents.rummy500_expert import ExpertAgent, worth
 from rummienv.errors import PositionError
 from rummienv.games import make_game
 from rummienv.rummy500 import board as bd
@@ -88,6 +88,35 @@ def test_refuses_bad_hold(hold):
 def test_registry_signature_with_defaults():
     rules = make_game("rummy500", 2).rules
     assert ExpertAgent(rules, 5).samples > 0
+
+
+def rummy500_worth(points, totals=(0, 0), target=500, me=0):
+    return worth(np.array(points, dtype=np.int64), np.array(totals, dtype=np.int64), me, target)
+
+
+def test_a_single_hand_is_worth_its_margin_over_the_best_other_seat():
+    assert rummy500_worth([40, 90, 10], totals=(0, 0, 0), target=0) == -50.0
+    assert rummy500_worth([40, 90, 10], totals=(0, 0, 0), target=0, me=1) == 50.0
+
+
+def test_a_hand_that_ends_the_game_is_worth_winning_it_and_nothing_more():
+    assert rummy500_worth([30, 120], totals=(480, 300)) == 1.0  # loses the hand by 90, wins the game (F12)
+    assert rummy500_worth([30, 200], totals=(480, 330)) == 0.0  # both cross: the higher total wins
+    assert rummy500_worth([30, 110], totals=(480, 400)) == 0.5  # a tie at the top plays on
+
+
+def test_before_the_end_a_hand_is_worth_the_chance_to_finish_first():
+    level = rummy500_worth([50, 50], totals=(100, 100))
+    assert level == pytest.approx(0.5)
+    ahead, far_ahead = rummy500_worth([100, 50], totals=(100, 100)), rummy500_worth([300, 50], totals=(100, 100))
+    assert 0.5 < ahead < far_ahead < 1.0
+    # the same lead counts for more when fewer hands are left to undo it
+    assert rummy500_worth([100, 50], totals=(350, 350)) > ahead
+
+
+def test_the_view_says_whether_the_hand_is_a_whole_game():
+    assert mid_hand(1, 0)[1].view(0)["target"] is None
+    assert mid_hand(1, 0, whole_game=True)[1].view(0)["target"] == 500
 
 
 def test_plays_a_whole_game_legally_against_value_hold():

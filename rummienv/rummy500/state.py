@@ -303,6 +303,7 @@ class Rummy500State(State):
         view = public_dict(self)
         view["player"] = seat
         view["hand"] = [CARD_STRINGS[c] for c in np.flatnonzero(bd.hands(self._board)[seat])]
+        view["target"] = self.rules.target_score if self.rules.whole_game else None  # None: one hand is the game
         return view
 
     def observation(self, player: int) -> np.ndarray:
