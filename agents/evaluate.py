@@ -4,8 +4,9 @@ The rules decide a game by points added up over several rounds (T11, K10, F12),
 so the table leads with the mean score per round and the win rate in whole games
 (matches); the share of single rounds won stands beside them. Luck of the deal
 dominates these games, so every deal is played once per lineup: each table of
-agents with its seats rotated, so that each agent plays each seat of each deal
-and the deal's luck cancels in the comparison. Games run on the state machines
+agents in every seating order (at two seats, the two rotations), so that each
+agent plays each seat of each deal beside each neighbour and the deal's luck
+cancels in the comparison. Games run on the state machines
 directly (no Gymnasium) and each agent sees only its own seat's observation,
 mask and view (``agents.base.make_move``).
 
@@ -19,7 +20,7 @@ import argparse
 import json
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from itertools import combinations
+from itertools import combinations, permutations
 from pathlib import Path
 from typing import Any
 
@@ -39,14 +40,16 @@ from rummienv.rules import make_rules
 def lineups(num_agents: int, players: int) -> list[tuple[int, ...]]:
     """Agent index per seat for every game of a deal.
 
-    Every table of ``players`` distinct agents, each rotated through all seats;
-    with fewer agents than seats the list repeats round the table.
+    Every table of ``players`` distinct agents (with fewer agents than seats, the agents in turn round the
+    table) in every seating order. At two seats that is the two rotations. At more, rotating one order would
+    leave each agent the same neighbours in every game, and neighbours decide much: two copies of ``hoard``
+    at four seats, one always seated after the other, scored +0.6 and +37.8 a round over the same 100 deals.
     """
     if num_agents >= players:
         tables = list(combinations(range(num_agents), players))
     else:
         tables = [tuple(i % num_agents for i in range(players))]
-    return [tuple(t[(s + r) % players] for s in range(players)) for t in tables for r in range(players)]
+    return [order for t in tables for order in sorted(set(permutations(t)))]
 
 
 def labels_of(specs: Sequence[Any]) -> list[str]:
@@ -257,7 +260,7 @@ def describe(result: dict[str, Any]) -> str:
            "of one round"
     if "matches" in result:
         text += f" and {result['matches']['deals']} of whole games"
-    return text + ", each played once per lineup (seats rotated)"
+    return text + ", each played once per lineup (every seating order)"
 
 
 def format_table(result: dict[str, Any]) -> str:

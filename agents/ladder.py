@@ -2,7 +2,7 @@
 
 The agents are the game's baselines and the trained ``ppo`` where one ships for the table size; ``--add``
 lets a checkpoint or an importable ``module:Class`` join. At two seats every pairing plays; at more, every
-table of that many distinct agents (``evaluate.lineups``). Each table plays the same deals, seats rotated,
+table of that many distinct agents (``evaluate.lineups``). Each table plays the same deals in every seating order,
 as single rounds and as whole games (T11, K10, F12), and the table of results (``agents.evaluate.summarise``)
 is rated by the expected lead in points per round (``stats.margin_ratings``), with whole-game win rates
 head to head.

@@ -52,6 +52,8 @@ class Cache:
         self.root = Path(root)
         self.context = {"format": 1, "rummienv": rummienv.__version__, "rules": dataclasses.asdict(rules),
                         "players": players, "seed": seed}
+        if players > 2:  # tables of more seats play every seating order, not one order rotated: games differ
+            self.context["seatings"] = "every order"
 
     def folder(self, table: Sequence[dict[str, str]], whole_game: bool) -> Path:
         """The folder of a table's units (``table``: the seats' identities), with the key it was named from."""

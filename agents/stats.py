@@ -1,7 +1,7 @@
 """Confidence intervals and ratings for match results.
 
 Duplicate deals make the games of one deal depend on each other (same pieces,
-seats rotated), so the bootstrap resamples deals, not games. The rules decide a
+every seating order), so the bootstrap resamples deals, not games. The rules decide a
 game by points added up over rounds (T11, K10, F12), so the ratings use that
 measure: a margin rating in points per round (how much an agent gains on the
 others, not only whether it finished first), and, on whole games, a

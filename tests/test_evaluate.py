@@ -94,6 +94,17 @@ def test_each_agent_plays_each_seat_equally_often(agents, players):
     assert len(set(seats.values())) == 1 and len(seats) == agents * players
 
 
+@pytest.mark.parametrize("agents,players", [(3, 3), (4, 3), (4, 4)])
+def test_each_agent_sits_after_each_other_equally_often(agents, players):
+    table = lineups(agents, players)
+    after = Counter((lineup[s], lineup[(s + 1) % players]) for lineup in table for s in range(players))
+    assert len(set(after.values())) == 1 and len(after) == agents * (agents - 1)
+
+
+def test_two_seats_play_the_two_rotations():
+    assert lineups(2, 2) == [(0, 1), (1, 0)]
+
+
 def test_summary_counts_shared_wins_and_clusters_by_deal():
     records = [{"deal": 0, "seats": ["a", "b"], "scores": [10, -10]},
                {"deal": 0, "seats": ["b", "a"], "scores": [5, 5]},

@@ -71,13 +71,13 @@ def test_the_results_do_not_depend_on_the_workers_or_the_order_of_the_agents(tmp
     assert other["games"] != one["games"]
 
 
-def test_three_seats_play_every_table_of_three_in_every_rotation(tmp_path: Path) -> None:
+def test_three_seats_play_every_table_of_three_in_every_seating_order(tmp_path: Path) -> None:
     four = [*CHEAP, "value_hold"]
     units = plan(four, 3, deals=1, matches=0)
     assert len(units) == 4 and all(len(set(unit.table)) == 3 for unit in units)
     result = ladder("rummy500", four, 3, 1, 0, seed=1, out=tmp_path)
-    assert len(result["games"]) == 4 * 3 and {len(r["seats"]) for r in result["games"]} == {3}
-    assert {row["games"] for row in result["agents"].values()} == {3 * 3}  # 3 tables of 3 rotations each
+    assert len(result["games"]) == 4 * 6 and {len(r["seats"]) for r in result["games"]} == {3}
+    assert {row["games"] for row in result["agents"].values()} == {3 * 6}  # 3 tables of 6 orders each
 
 
 def test_the_registered_agents_include_the_shipped_learner_where_one_ships() -> None:
