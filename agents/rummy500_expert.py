@@ -230,9 +230,11 @@ class ExpertAgent(BaseAgent):
 
     ``hold``: whether the playouts play the expert's seat and the others as ``value_hold`` (True) or ``value``
     (False). Against value_hold the expert's own seat holding won the same 150 deals' hands by +49.7 a hand
-    against +42.2 (seed 4242), and 0.945 of the same 100 deals' whole games against 0.935 (seed 20261206). The same seed and the same view give the same decision: each decision's deals come
-    from the seed and the view, not from what the agent saw before, and there is no time limit, so a decision
-    does not depend on the machine's speed.
+    against +42.2 (seed 4242), and 0.945 of the same 100 deals' whole games against 0.935 (seed 20261206).
+
+    The same seed and the same view give the same decision: each decision's deals come from the seed and the
+    view, not from what the agent saw before, and there is no time limit, so a decision does not depend on
+    the machine's speed.
     """
 
     reads_view = True

@@ -11,6 +11,7 @@ from agents.registry import make_agent
 from agents.rummikub_bots import position_of
 from agents.rummikub_expert import ExpertAgent, hoard_playout, worth
 from rummienv.rules import make_rules
+from rummienv.rummikub import load_state
 from rummienv.rummikub.determinize import sample_state, unseen_pieces
 from rummienv.rummikub.state import RummikubGame, full_set
 from rummienv.tiles import counts_of, parse_tiles
@@ -113,6 +114,28 @@ def test_a_play_out_exchanges_a_joker_when_only_that_makes_a_play_with_the_stock
     scores = hoard_playout(state)
     assert state.is_terminal() and np.array_equal(state.racks[0], counts_of(parse_tiles("k9")))
     assert list(scores) == [-8, 8]  # k9 against k1 (T10)
+
+
+def test_the_seats_seen_laying_after_their_opening_are_played_out_as_layers():
+    """A hoarder lays once, its opening, until it goes out: a second turn with a play marks a layer."""
+    rules = make_rules("rummikub")
+    game = RummikubGame(rules, 3)
+    state = game.new_initial_state(7)
+    bots = [make_agent(name, rules, 3, seed=0) for name in ("hoard", "max_tiles", "hoard")]
+    seen = []
+    while not state.is_terminal() and state.pool:
+        view = state.view(state.current_player)
+        seen.append((view["player"], ExpertAgent(rules, seed=0).layers(view)))
+        make_move(bots[state.current_player], state)
+    assert all(layers <= {1} for _, layers in seen) and any(layers == {1} for seat, layers in seen if seat != 1)
+    assert all(1 not in layers for seat, layers in seen if seat == 1)  # never its own seat
+
+
+def test_a_position_keeps_each_seats_turns_with_a_play():
+    state = position(["r1 r2", "k5"], table=["b1 b2 b3"], opened=[True, False])
+    assert list(state.plays) == [1, 0] and state.view(1)["plays_by_seat"] == [0, 1]
+    state.plays[0] = 3
+    assert list(load_state(state.to_dict()).plays) == [3, 0]
 
 
 def standing(round_: int, rounds: int, totals=(0.0, 0.0), player: int = 1) -> dict:

@@ -32,6 +32,8 @@ def _base(**changes):
         ({"racks": [["r1"]]}, "2 to 4 racks"),
         ({"current_player": 2}, "current_player must be a seat 0..1"),
         ({"opened": [True]}, "'opened' must be a list of 2"),
+        ({"plays": [1, 0]}, r"'plays' must list 2 counts .* 0 for a seat that has not opened"),
+        ({"opened": [True, False], "plays": [0, 0]}, "at least 1 for one that has"),
         ({"staged": ["k2"]}, "staged tiles must all be in the current player's rack"),
         ({"game": "chess"}, "position game must be"),
         ({"colour": "red"}, "unknown position keys"),

@@ -51,6 +51,7 @@ def sample_state(view: dict[str, Any], game: RummikubGame, rng: np.random.Genera
     table[JOKER] -= int(np.asarray(view["fixed_jokers"]).sum())
     state.table = table.astype(np.int8)
     state.opened = np.array([view["opened_by_seat"][seats.index(s)] for s in range(p)], dtype=bool)
+    state.plays = np.array([view["plays_by_seat"][seats.index(s)] for s in range(p)], dtype=np.int64)
     state.restore(list(view["table_sets"]), int(view["current_player"]), over=False)
     if view["current_player"] == me:
         state.staged = counts_of(view["staged"])

@@ -116,6 +116,7 @@ def view(state: RummikubState, player: int) -> dict[str, Any]:
         "seats": seats,
         "rack_sizes": [int(state.racks[s].sum()) for s in seats],
         "opened_by_seat": [bool(state.opened[s]) for s in seats],
+        "plays_by_seat": [int(state.plays[s]) for s in seats],  # turns this round each laid pieces on
         "pool_size": len(state.pool),
         "passes": state.passes,
         "round": state.round,

@@ -21,7 +21,7 @@ from rummienv.rummikub.state import RummikubGame, RummikubState, full_set
 from rummienv.tiles import JOKER, NUM_TYPES, counts_of, number_of, parse_tiles, tile_name, tiles_of
 from rummienv.wording import counted
 
-_KEYS = {"game", "racks", "table", "pool", "opened", "current_player", "staged", "passes", "round",
+_KEYS = {"game", "racks", "table", "pool", "opened", "plays", "current_player", "staged", "passes", "round",
          "totals", "rounds_won", "rules", "whole_game", "seed", "swapped",
          "over", "round_scores"}
 
@@ -44,6 +44,7 @@ def to_dict(state: RummikubState) -> dict[str, Any]:
         "table": [_set_to_json(k, s) for k, s in state.table_sets],
         "pool": _names(reversed(state.pool)),
         "opened": [bool(o) for o in state.opened],
+        "plays": [int(n) for n in state.plays],
         "current_player": state.turn_seat,
         "staged": _names(tiles_of(state.staged)),
         "swapped": _names(state.swapped),
@@ -100,6 +101,7 @@ def load_state(position: dict[str, Any]) -> RummikubState:
         pool = tiles_of(full_set(rules) - placed)
     state.pool = list(reversed(pool))
     state.opened = _read_bools(position.get("opened", [False] * p), p)
+    state.plays = _read_plays(position.get("plays", [int(o) for o in state.opened]), state.opened)
     current = position.get("current_player", 0)
     if not isinstance(current, int) or not 0 <= current < p:
         raise PositionError(f"current_player must be a seat 0..{p - 1}, got {current!r}")
@@ -166,6 +168,17 @@ def _check_counts(total: np.ndarray, rules: RummikubRules) -> None:
                 f"tile {tile_name(t)} appears {counted(int(total[t]), 'time')} in racks, table and pool; "
                 f"only {int(full[t])} exist in {rules.game}"
             )
+
+
+def _read_plays(raw: Any, opened: np.ndarray) -> np.ndarray:
+    """Turns this round on which each seat laid pieces: none before its opening, at least the opening after;
+    left out, the fewest that agree with 'opened'."""
+    if not isinstance(raw, list) or len(raw) != len(opened) or not all(
+            isinstance(n, int) and not isinstance(n, bool) and (n >= 1 if o else n == 0)
+            for n, o in zip(raw, opened, strict=True)):
+        raise PositionError(f"'plays' must list {len(opened)} counts of turns with a play: 0 for a seat that has not "
+                            f"opened, at least 1 for one that has (opened: {[bool(o) for o in opened]}), got {raw!r}")
+    return np.array(raw, dtype=np.int64)
 
 
 def _read_bools(raw: Any, players: int) -> np.ndarray:

@@ -100,6 +100,7 @@ class RummikubState(State):
         self._pending_sets: PendingSets | None = None  # a layout not yet made (_lay_down)
         self.pool: list[int] = []  # next draw last, so drawing is a pop
         self.opened = np.zeros(p, dtype=bool)
+        self.plays = np.zeros(p, dtype=np.int64)  # turns this round on which each seat laid pieces: public
         self.staged = np.zeros(NUM_TYPES, dtype=np.int8)
         self.swapped: list[int] = []  # tiles put in jokers' places this turn (K6); the jokers are staged
         self._turn_start: tuple | None = None
@@ -130,6 +131,7 @@ class RummikubState(State):
         self.fixed[:] = 0
         self._table_sets, self._pending_sets = [], None
         self.opened[:] = False
+        self.plays[:] = 0
         self.staged[:] = 0
         self.swapped = []
         self.passes = 0
@@ -339,6 +341,7 @@ class RummikubState(State):
     def _commit(self) -> None:
         self._lay_down(self.staged.copy())
         p = self._current
+        self.plays[p] += 1
         if not self.racks[p].any():
             self._end_round(p)  # T8
         else:
@@ -486,6 +489,7 @@ class RummikubState(State):
         new._table_sets = list(self._table_sets)
         new.pool = list(self.pool)
         new.opened = self.opened.copy()
+        new.plays = self.plays.copy()
         new.staged = self.staged.copy()
         new.totals = list(self.totals)
         new.rounds_won = list(self.rounds_won)
