@@ -35,7 +35,11 @@ TRIES = 8  # deals tried per sample for one in which no opponent could have gone
 # Standard errors by which an option must beat hoard's choice (``ExpertAgent.pick``). Against hoard, 40 deals
 # (seed 20261202), score a round: card edition 1.5 / 2.5 / 3.5 gave +8.1 / +17.9 / +9.4 (rounds won 0.30 / 0.46 /
 # 0.44); tiles 1.5 / 2.5 gave +14.1 / +24.5. At 1.5 it left hoarding early for small plays and then kept laying.
-MARGIN = 2.5
+# More opponents need more: the round a hoarder wins pays it three racks, a rarer and bigger outcome that a
+# few samples miss, and a look-ahead that saw no such win in them sheds pieces with false confidence. Four
+# seats (hoard, max_tiles, ppo; 50 deals, every seating order, seed 20261210): 2.5 / 4 scored +9.6 / +16.9 a
+# round against hoard's +10.6 / +8.0. Three seats take the four-seat margin (not measured apart).
+MARGIN = {2: 2.5, 3: 4.0, 4: 4.0}
 # Points by which one round's margin between two seats is as likely to be smaller as larger (the median
 # absolute margin): 47-67 for tiles and 31-56 for cards between expert, hoard and ppo in the 2-seat ladders.
 SPREAD = 50
@@ -90,16 +94,17 @@ class ExpertAgent(PlanningAgent):
     """Chooses each turn's play by playing the candidates out in ``samples`` deals of the unseen pieces."""
 
     def __init__(self, rules: RummikubRules, seed: int | None = None, *, samples: int = SAMPLES,
-                 max_samples: int | None = None, margin: float = MARGIN, condition: bool = True) -> None:
+                 max_samples: int | None = None, margin: float | None = None, condition: bool = True) -> None:
         budget("samples", samples, 2)
         max_samples = BATCHES * samples if max_samples is None else max_samples
         budget("max_samples", max_samples, samples)
-        if isinstance(margin, bool) or not isinstance(margin, (int, float)) or not margin >= 0:
-            raise ValueError(f"margin must be a number of at least 0 (standard errors), got {margin!r}")
+        if margin is not None and (isinstance(margin, bool) or not isinstance(margin, (int, float)) or not margin >= 0):
+            raise ValueError(f"margin must be a number of at least 0 (standard errors) or None (by the table's "
+                             f"seats: {MARGIN}), got {margin!r}")
         super().__init__(rules, seed)
         self.samples = int(samples)
         self.max_samples = int(max_samples)
-        self.margin = float(margin)
+        self.margin = None if margin is None else float(margin)
         self.condition = bool(condition)
         self._games: dict[int, RummikubGame] = {}
 
@@ -125,29 +130,31 @@ class ExpertAgent(PlanningAgent):
         options = self.candidates(pos, view)
         if len(options) == 1:
             return options[0]
+        margin = MARGIN[len(view["seats"])] if self.margin is None else self.margin
         outcomes = self.outcomes(options, view)
         while len(outcomes) < self.max_samples:
-            mean, sure = self.gains(outcomes)
+            mean, sure = self.gains(outcomes, margin)
             if sure.max() > 0 or mean.max() <= 0:
                 break
             outcomes = np.vstack([outcomes, self.outcomes(options, view)])
-        return options[self.pick(outcomes)]
+        return options[self.pick(outcomes, margin)]
 
-    def gains(self, outcomes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    @staticmethod
+    def gains(outcomes: np.ndarray, margin: float) -> tuple[np.ndarray, np.ndarray]:
         """Each option's mean paired gain over the first (``hoard``'s choice), and that less ``margin`` standard
         errors."""
         gains = outcomes[:, 1:] - outcomes[:, :1]
         mean = gains.mean(axis=0)
-        return mean, mean - self.margin * gains.std(axis=0, ddof=1) / np.sqrt(len(gains))
+        return mean, mean - margin * gains.std(axis=0, ddof=1) / np.sqrt(len(gains))
 
-    def pick(self, outcomes: np.ndarray) -> int:
+    def pick(self, outcomes: np.ndarray, margin: float) -> int:
         """The option whose gain over the first (``hoard``'s choice) is largest and surely positive (``gains``:
         at least ``margin`` standard errors above 0); else the first.
 
         Taken on the mean alone, a one-turn look-ahead picks among options that differ little by the luck of
         the samples, and such choices add up: laying a few pieces now and then feeds the opponent's table
         turn after turn, which no single look-ahead sees."""
-        sure = self.gains(outcomes)[1]
+        sure = self.gains(outcomes, margin)[1]
         best = int(np.argmax(sure))
         return best + 1 if sure[best] > 0 else 0
 
