@@ -200,6 +200,7 @@ class ExpertAgent(PlanningAgent):
         if game is None:
             game = self._games[len(view["seats"])] = RummikubGame(self.rules, len(view["seats"]))
         scores = np.zeros((self.samples, len(options)))
+        layers = self.layers(view)
         for s in range(self.samples):
             dealt = self.deal(view, game)
             for k, play in enumerate(options):
@@ -208,5 +209,5 @@ class ExpertAgent(PlanningAgent):
                     state.apply_action(A.DRAW)
                 else:
                     state.apply_play(play)
-                scores[s, k] = worth(hoard_playout(state, self.layers(view)), view)
+                scores[s, k] = worth(hoard_playout(state, layers), view)
         return scores

@@ -198,13 +198,14 @@ def worth(points, totals, me, target):
                 others = points[seat]
         return float(points[me] - others)
     after = totals + points
+    ended = after.max() >= target
     scale = SPREAD * np.sqrt(1.0 + max(target - after.max(), 0) / PACE) * np.sqrt(2.0)
     value = 1.0
     for seat in range(len(points)):
         if seat == me:
             continue
         ahead = after[me] - after[seat]
-        if after.max() >= target:
+        if ended:
             value *= 1.0 if ahead > 0 else (0.5 if ahead == 0 else 0.0)
         else:
             value *= 0.5 * (1.0 + math.erf(ahead / scale))
