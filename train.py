@@ -206,7 +206,7 @@ def build_learner(config: TrainConfig, resumed: dict | None) -> Learner:
     # Seeding and threads: one intra-op thread leaves the other core to the game engine.
     torch.manual_seed(config.seed)
     torch.set_num_threads(config.torch_threads)
-    game = make_game(config.game, config.num_players, config.rules, config.whole_turns)
+    game = make_game(config.game, config.num_players, config.rules, config.whole_turns, config.whole_game)
     net = ActorCritic(*game_shape(game), config.hidden_size, config.num_layers)
     optimizer = optim.Adam(net.parameters(), lr=config.learning_rate, eps=1e-5)
     pool = OpponentPool(config.baselines, config.latest_prob, config.pool_size, config.pfsp_power)
@@ -425,11 +425,12 @@ def report_end(args: argparse.Namespace, learner: Learner, run_dir: Path, ending
     plot_win_rates(run_dir / "eval.csv", run_dir / "win_rate.png",
                    f"{config.game}, {config.num_players} players: learner vs baselines", 1 / config.num_players)
     even = 1 / config.num_players
+    copies = "one copy of it" if config.num_players == 2 else f"{config.num_players - 1} copies of it"
     if ending == "out of time":
         print(f"\ntime budget of {config.time_limit_minutes:g} minutes reached at update {learner.update} of "
               f"{config.num_updates}; continue with: {resume_command(args)}")
     print(f"\nfinal evaluation after {learner.global_step} learner steps: {config.eval_deals} duplicate deals per "
-          f"opponent, the learner at every seat against {config.num_players - 1} copies of it (even: {even:.2f})")
+          f"opponent, the learner at every seat against {copies} (even: {even:.2f})")
     print(format_table(last_evaluation(run_dir / "eval.csv")))
     print(f"\ncheckpoint: {run_dir / 'checkpoint.pt'}\ncurves:     {run_dir / 'metrics.csv'}, "
           f"{run_dir / 'eval.csv'}, TensorBoard in {run_dir / 'tb'}\nplot:       {run_dir / 'win_rate.png'}")

@@ -97,6 +97,7 @@ class _Setup:
     num_players: int
     rules: dict[str, Any]
     whole_turns: bool  # Rummikub's whole-turn action mode
+    whole_game: bool  # episodes of whole games (T11, K10, F12), not of one round
     reward: str
     net_shape: dict[str, int]
     pool: tuple[float, int, float]  # latest_prob, pool_size, pfsp_power
@@ -120,7 +121,7 @@ def _worker(setup: _Setup, pipe: connection.Connection) -> None:
 
 def _serve(setup: _Setup, pipe: connection.Connection, buffer: shared_memory.SharedMemory) -> None:
     """Play the chunks the learner sends, in the order sent, until told to close."""
-    game = make_game(setup.game_name, setup.num_players, setup.rules, setup.whole_turns)
+    game = make_game(setup.game_name, setup.num_players, setup.rules, setup.whole_turns, setup.whole_game)
     places, size = _layout(setup.num_steps, setup.num_envs, *game_shape(game))
     halves = _views(buffer.buf, places, size)
     net = network_for(setup.net_shape)
@@ -229,8 +230,8 @@ class ChunkedSelfPlay:
             self._shared = shared_memory.SharedMemory(create=True, size=2 * size)
             self._halves = _views(self._shared.buf, places, size)
             self._workers = _Workers(_Setup(
-                game_name, game.num_players, dict(rules or {}), game.whole_turns, reward, dict(learner.shape),
-                (pool.latest_prob, pool.pool_size, pool.power),
+                game_name, game.num_players, dict(rules or {}), game.whole_turns, game.whole_game, reward,
+                dict(learner.shape), (pool.latest_prob, pool.pool_size, pool.power),
                 self.columns, seeds,
                 num_envs, num_steps, self._shared.name), num_workers)
         else:

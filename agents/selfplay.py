@@ -32,7 +32,7 @@ from agents.base import play_whole, reads_view
 from agents.ppo import ActorCritic, PolicyAgent, network_for
 from rummienv import games
 from rummienv.core import Game, State
-from rummienv.outcome import rewards, win_shares
+from rummienv.outcome import results, rewards
 
 LATEST = "latest"
 # How fast an opponent's win statistics forget: about the last 50 games count.
@@ -41,9 +41,10 @@ STATS_DECAY = 0.98
 MIN_WEIGHT = 0.02
 
 
-def make_game(name: str, num_players: int, rules: dict[str, Any] | None = None, whole_turns: bool = False) -> Game:
+def make_game(name: str, num_players: int, rules: dict[str, Any] | None = None, whole_turns: bool = False,
+              whole_game: bool = False) -> Game:
     """The game object of the state-machine layer, from a config's plain values (``rummienv.games.make_game``)."""
-    return games.make_game(name, num_players, rules or None, whole_turns=whole_turns)
+    return games.make_game(name, num_players, rules or None, whole_game, whole_turns)
 
 
 def game_shape(game: Game) -> tuple[int, int]:
@@ -83,10 +84,11 @@ def act_batch(agent: Any, states: list[State]) -> np.ndarray:
 class OpponentPool:
     """Baselines, past snapshots and the current network, drawn by how hard they are.
 
-    Each entry keeps decayed counts of the learner's results against it (its share
-    of the win: 1, 1/k shared among k, 0 lost; ``rummienv.outcome``); its weight
-    is ``(1 - win rate) ** power``. The current network itself takes a fixed share
-    of games, since its strength moves with every update.
+    Each entry keeps decayed counts of the learner's results against it, by the
+    measure the reward trains for (``rummienv.outcome.results``: its share of the
+    win, or its share by score); its weight is ``(1 - win rate) ** power``. The
+    current network itself takes a fixed share of games, since its strength moves
+    with every update.
     """
 
     def __init__(self, baselines: list[str], latest_prob: float, pool_size: int, power: float) -> None:
@@ -259,7 +261,7 @@ class SelfPlay:
                 state = self.states[i]
                 if state.is_terminal():
                     reward = float(rewards(self.game, state, self.reward_mode)[self.seats[i]])
-                    result = float(win_shares(state)[self.seats[i]])
+                    result = float(results(self.game, state, self.reward_mode)[self.seats[i]])
                     ended.append((i, reward))
                     self.finished.append((self.opponent[i], result))
                     self.pool.record(self.opponent[i], result)

@@ -36,6 +36,21 @@ def win_shares(state: State) -> np.ndarray:
     return shares(state.winners(), state.num_players)
 
 
+def score_shares(game: Game, state: State) -> np.ndarray:
+    """Each seat's result by score, in [0, 1]: 0.5 when its points equal the others' mean, moving by a
+    quarter per ``game.score_scale`` of margin, clipped. A round won by 10 points and one won by 200 differ
+    here, as they do in the game's total (T11, K10, F12); a win share cannot tell them apart."""
+    scores = np.asarray(state.scores(), dtype=np.float64)
+    others = (scores.sum() - scores) / (len(scores) - 1)
+    return np.clip(0.5 + (scores - others) / (4.0 * game.score_scale), 0.0, 1.0)
+
+
+def results(game: Game, state: State, mode: str) -> np.ndarray:
+    """Every seat's result in [0, 1] by the measure a reward ``mode`` trains for: ``score_shares`` under
+    ``"score"``, ``win_shares`` under ``"win"``. Self-play's pool weighs its opponents by these."""
+    return score_shares(game, state) if mode == "score" else win_shares(state)
+
+
 def rewards(game: Game, state: State, mode: str) -> np.ndarray:
     """Every seat's reward for a finished game: its points / ``game.score_scale`` (``"score"``), or +1 for
     winning alone, 0 for a shared win and -1 otherwise (``"win"``)."""

@@ -13,8 +13,8 @@ from agents.selfplay import OpponentPool, SelfPlay, derive_seed, game_shape, mak
 
 
 def _selfplay(seed: int, num_workers: int = 2, num_steps: int = 12, latest_prob: float = 0.3,
-              name: str = "rummy500", games_per_chunk: int = 2) -> ChunkedSelfPlay:
-    game = make_game(name, 2, whole_turns=name == "rummikub")
+              name: str = "rummy500", games_per_chunk: int = 2, whole_game: bool = False) -> ChunkedSelfPlay:
+    game = make_game(name, 2, whole_turns=name == "rummikub", whole_game=whole_game)
     torch.manual_seed(seed)
     net = ActorCritic(*game_shape(game), hidden_size=16)
     pool = OpponentPool(["random", "greedy"], latest_prob=latest_prob, pool_size=2, power=2.0)
@@ -64,6 +64,31 @@ def test_the_same_rollouts_whatever_number_of_workers_plays_them(name: str, over
     for other_trace, other_finished, other_episodes, other_steps, other_stats in others:
         assert all(np.array_equal(x, y) for x, y in zip(trace, other_trace, strict=True))
         assert (finished, episodes, steps, stats) == (other_finished, other_episodes, other_steps, other_stats)
+
+
+def test_workers_play_whole_games_when_the_episodes_are_whole_games():
+    """A run of whole-game episodes (``whole_game``) has its workers deal whole games too, once the games they
+    were handed end: their rollouts are the learner process's own, which ends no episode at a hand's end."""
+    traces = []
+    for workers in (1, 2):
+        envs = _selfplay(4, workers, num_steps=60, whole_game=True)
+        try:
+            envs.reset()
+            for update in (1, 2):
+                envs.rollout(update)
+                traces.append([envs.buffers[k].copy() for k in sorted(envs.buffers)])
+        finally:
+            envs.close()
+    alone, spread = traces[:2], traces[2:]
+    for one, other in zip(alone, spread, strict=True):
+        assert all(np.array_equal(x, y) for x, y in zip(one, other, strict=True))
+    hands = _selfplay(4, 1, num_steps=60)
+    try:
+        hands.reset()
+        hands.rollout(1)
+        assert hands.buffers["dones"].sum() > dict(zip(sorted(hands.buffers), alone[0], strict=True))["dones"].sum()
+    finally:
+        hands.close()
 
 
 def test_games_moved_to_another_process_play_on_as_they_would_have():

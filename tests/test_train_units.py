@@ -119,9 +119,11 @@ def test_selfplay_stops_at_the_learner_turn_in_every_game() -> None:
 
 
 @pytest.mark.parametrize("reward", ["score", "win"])
-def test_the_pool_records_the_learners_share_of_the_win_under_either_reward(reward: str,
-                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    """In Rummy 500 every seat can score points in a hand it loses: a positive reward is no win."""
+def test_the_pool_records_the_learners_result_by_the_measure_the_reward_trains_for(
+        reward: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Under "win" the learner's share of the win: in Rummy 500 every seat can score points in a hand it loses,
+    so a positive reward is no win. Under "score" its share by score: one half, moved by a quarter per
+    ``score_scale`` of margin over the others' mean."""
     game = make_game("rummy500", 3)
     net = ActorCritic(game.observation_size, game.num_actions, hidden_size=16)
     pool = OpponentPool(["random"], latest_prob=0.0, pool_size=2, power=1.0)
@@ -142,9 +144,14 @@ def test_the_pool_records_the_learners_share_of_the_win_under_either_reward(rewa
         results += [result for _, result in envs.finished]
     expected = []
     for scores, seat in ended:
-        top = np.flatnonzero(scores == scores.max())
-        expected.append(1.0 / len(top) if seat in top else 0.0)
-    assert results == expected
+        if reward == "score":
+            others = (sum(scores) - scores[seat]) / 2
+            expected.append(min(max(0.5 + (scores[seat] - others) / (4 * game.score_scale), 0.0), 1.0))
+        else:
+            top = np.flatnonzero(scores == scores.max())
+            expected.append(1.0 / len(top) if seat in top else 0.0)
+    assert results == pytest.approx(expected)
+    assert len(set(results)) > 2 if reward == "score" else set(results) <= {0.0, 0.5, 1.0 / 3, 1.0}
     assert any(scores[seat] > 0 and seat not in np.flatnonzero(scores == scores.max()) for scores, seat in ended)
 
 
