@@ -41,7 +41,7 @@ from agents.ppo import ActorCritic, PolicyAgent
 from agents.rollout_workers import ChunkedSelfPlay, WorkerError, make_selfplay
 from agents.selfplay import OpponentPool, derive_seed, game_shape, make_game
 from agents.train_config import TrainConfig, from_dict, load_config, to_dict
-from agents.train_log import CsvLog, format_table, last_evaluation, plot_win_rates
+from agents.train_log import CsvLog, format_table, last_evaluation, plot_curves
 from agents.whole_turn_policy import per_piece_agent
 
 RUNS_DIR = "runs"
@@ -152,7 +152,7 @@ class Reporter:
             table = "\n".join(f"|{k}|{v}|" for k, v in to_dict(config).items())
             self.writer.add_text("config", f"|field|value|\n|-|-|\n{table}")
         self.eval_seconds = 0.0
-        self.win_rates: dict[str, float] = {}
+        self.scores: dict[str, float] = {}  # the latest evaluation's score a round against each opponent
 
     def evaluate(self, learner: Learner) -> None:
         started = time.time()
@@ -162,7 +162,7 @@ class Reporter:
             self.evals.write({"update": learner.update, "global_step": learner.global_step, **r})
             self.writer.add_scalar(f"eval/win_rate_vs_{r['opponent']}", r["win_rate"], learner.global_step)
             self.writer.add_scalar(f"eval/score_vs_{r['opponent']}", r["score"], learner.global_step)
-        self.win_rates = {r["opponent"]: r["win_rate"] for r in results}
+        self.scores = {r["opponent"]: r["score"] for r in results}
 
     def log_update(self, row: dict[str, Any], pool: OpponentPool) -> None:
         self.metrics.write(row)
@@ -194,7 +194,7 @@ def open_run(args: argparse.Namespace) -> tuple[TrainConfig, Path, dict | None]:
                      "--overwrite, which replaces its checkpoint, curves and plot")
         print(f"starting afresh in {run_dir}: its previous checkpoint, curves and plot are replaced")
         shutil.rmtree(run_dir / "tb", ignore_errors=True)  # else TensorBoard would mix the two runs
-        for stale in ("checkpoint.pt", "win_rate.png"):  # the CSVs start afresh by themselves
+        for stale in ("checkpoint.pt", "curves.png"):  # the CSVs start afresh by themselves
             (run_dir / stale).unlink(missing_ok=True)
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "config.yaml").write_text(_as_yaml(to_dict(config)))
@@ -408,7 +408,7 @@ def train(learner: Learner, reporter: Reporter, run_dir: Path, launched: float) 
             learner.save(run_dir / "checkpoint.pt")
         progress.update(config.batch_size)
         progress.set_postfix(env_sps=f"{env_sps:.0f}",
-                             **{f"win_{k}": f"{v:.2f}" for k, v in reporter.win_rates.items()})
+                             **{f"vs_{k}": f"{v:+.1f}/round" for k, v in reporter.scores.items()})
         if ending != "done":
             break
     progress.close()
@@ -422,8 +422,8 @@ def report_end(args: argparse.Namespace, learner: Learner, run_dir: Path, ending
         print(f"stopped at update {learner.update} of {config.num_updates}, step {learner.global_step}; "
               f"continue with: {resume_command(args)}")
         return
-    plot_win_rates(run_dir / "eval.csv", run_dir / "win_rate.png",
-                   f"{config.game}, {config.num_players} players: learner vs baselines", 1 / config.num_players)
+    plot_curves(run_dir / "eval.csv", run_dir / "curves.png",
+                f"{config.game}, {config.num_players} players: learner vs baselines", 1 / config.num_players)
     even = 1 / config.num_players
     copies = "one copy of it" if config.num_players == 2 else f"{config.num_players - 1} copies of it"
     if ending == "out of time":
@@ -433,7 +433,7 @@ def report_end(args: argparse.Namespace, learner: Learner, run_dir: Path, ending
           f"opponent, the learner at every seat against {copies} (even: {even:.2f})")
     print(format_table(last_evaluation(run_dir / "eval.csv")))
     print(f"\ncheckpoint: {run_dir / 'checkpoint.pt'}\ncurves:     {run_dir / 'metrics.csv'}, "
-          f"{run_dir / 'eval.csv'}, TensorBoard in {run_dir / 'tb'}\nplot:       {run_dir / 'win_rate.png'}")
+          f"{run_dir / 'eval.csv'}, TensorBoard in {run_dir / 'tb'}\nplot:       {run_dir / 'curves.png'}")
 
 
 def _as_yaml(values: dict[str, Any]) -> str:

@@ -52,10 +52,11 @@ def last_evaluation(eval_csv: Path) -> list[dict[str, Any]]:
     return [{k: v if k == "opponent" else float(v) for k, v in r.items()} for r in rows if int(r["update"]) == last]
 
 
-def plot_win_rates(eval_csv: Path, png: Path, title: str, even: float) -> None:
-    """Win rate against learner steps, one line per baseline, with its 95% interval as a band.
+def plot_curves(eval_csv: Path, png: Path, title: str, even: float) -> None:
+    """Score a round, then win rate, against learner steps, one line per baseline with its 95% interval as a
+    band: the rules' measure above, since a learner can win rounds and still lose on points.
 
-    ``even`` (1 / players) marks what an agent exactly as strong as the baseline would score.
+    ``even`` (1 / players) marks the win rate of an agent exactly as strong as the baseline.
     """
     import matplotlib
 
@@ -63,18 +64,23 @@ def plot_win_rates(eval_csv: Path, png: Path, title: str, even: float) -> None:
     import matplotlib.pyplot as plt
 
     rows = read_rows(eval_csv)
-    fig, ax = plt.subplots(figsize=(7, 4.5))
+    fig, (score_ax, win_ax) = plt.subplots(2, 1, figsize=(7, 7), sharex=True)
     for opponent in dict.fromkeys(r["opponent"] for r in rows):
         mine = [r for r in rows if r["opponent"] == opponent]
         steps = [int(r["global_step"]) for r in mine]
-        ax.plot(steps, [float(r["win_rate"]) for r in mine], marker="o", label=f"vs {opponent}")
-        ax.fill_between(steps, [float(r["win_low"]) for r in mine], [float(r["win_high"]) for r in mine], alpha=0.2)
-    ax.axhline(even, color="grey", linewidth=0.8, linestyle="--", label="as strong as the baseline")
-    ax.set_xlabel("learner steps")
-    ax.set_ylabel("win rate (duplicate deals, 95% CI)")
-    ax.set_ylim(0, 1)
-    ax.set_title(title)
-    ax.legend()
+        for ax, key in ((score_ax, "score"), (win_ax, "win")):
+            column = "win_rate" if key == "win" else key
+            ax.plot(steps, [float(r[column]) for r in mine], marker="o", label=f"vs {opponent}")
+            ax.fill_between(steps, [float(r[f"{key}_low"]) for r in mine], [float(r[f"{key}_high"]) for r in mine],
+                            alpha=0.2)
+    score_ax.set_ylabel("learner's score a round (95% CI)")
+    score_ax.set_title(title)
+    score_ax.legend()
+    win_ax.axhline(even, color="grey", linewidth=0.8, linestyle="--", label="as strong as the baseline")
+    win_ax.set_xlabel("learner steps")
+    win_ax.set_ylabel("rounds won (duplicate deals, 95% CI)")
+    win_ax.set_ylim(0, 1)
+    win_ax.legend()
     fig.tight_layout()
     fig.savefig(png, dpi=120)
     plt.close(fig)

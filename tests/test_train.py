@@ -61,7 +61,7 @@ def test_smoke_run_leaves_checkpoint_curves_plot_and_table(tmp_path: Path) -> No
     result = run_train("--config", str(SMOKE), "--runs-dir", str(tmp_path))
     assert result.returncode == 0, result.stderr[-2000:]
     run = tmp_path / "smoke"
-    for name in ("checkpoint.pt", "metrics.csv", "eval.csv", "win_rate.png", "config.yaml"):
+    for name in ("checkpoint.pt", "metrics.csv", "eval.csv", "curves.png", "config.yaml"):
         assert (run / name).is_file(), name
     assert "final evaluation" in result.stdout and "win rate" in result.stdout
     data = load_checkpoint(run / "checkpoint.pt")
@@ -127,7 +127,7 @@ def test_an_earlier_run_is_kept_unless_resumed_or_overwritten(tmp_path: Path, mo
     (run / "tb").mkdir(parents=True)
     (run / "tb" / "events.old").write_text("earlier curves")
     (run / "checkpoint.pt").write_bytes(b"earlier weights")
-    (run / "win_rate.png").write_bytes(b"earlier plot")
+    (run / "curves.png").write_bytes(b"earlier plot")
     message = refusal(monkeypatch, "--config", str(config), "--runs-dir", str(tmp_path))
     assert "already holds a run" in message and "--resume" in message and "--overwrite" in message
     assert (run / "checkpoint.pt").read_bytes() == b"earlier weights" and not (run / "config.yaml").exists()
@@ -139,7 +139,7 @@ def test_an_earlier_run_is_kept_unless_resumed_or_overwritten(tmp_path: Path, mo
     run_in_process(monkeypatch, "--config", str(config), "--runs-dir", str(tmp_path), "--overwrite")
     assert "starting afresh" in capsys.readouterr().out
     assert load_checkpoint(run / "checkpoint.pt")["global_step"] == 32
-    assert not (run / "tb" / "events.old").exists() and (run / "win_rate.png").read_bytes() != b"earlier plot"
+    assert not (run / "tb" / "events.old").exists() and (run / "curves.png").read_bytes() != b"earlier plot"
 
 
 def test_corrupt_checkpoint_is_refused_with_a_message(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -192,4 +192,4 @@ def test_time_budget_ends_the_run_with_its_final_evaluation(tmp_path: Path, monk
     out = capsys.readouterr().out
     assert "time budget of 0.2 minutes reached" in out and "final evaluation" in out
     assert f"--runs-dir {tmp_path} --resume" in out
-    assert (tmp_path / "timed" / "win_rate.png").is_file()
+    assert (tmp_path / "timed" / "curves.png").is_file()
