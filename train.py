@@ -422,9 +422,9 @@ def report_end(args: argparse.Namespace, learner: Learner, run_dir: Path, ending
         print(f"stopped at update {learner.update} of {config.num_updates}, step {learner.global_step}; "
               f"continue with: {resume_command(args)}")
         return
-    plot_curves(run_dir / "eval.csv", run_dir / "curves.png",
-                f"{config.game}, {config.num_players} players: learner vs baselines", 1 / config.num_players)
     even = 1 / config.num_players
+    plot_curves(run_dir / "eval.csv", run_dir / "curves.png",
+                f"{config.game}, {config.num_players} players: learner vs baselines", even)
     copies = "one copy of it" if config.num_players == 2 else f"{config.num_players - 1} copies of it"
     if ending == "out of time":
         print(f"\ntime budget of {config.time_limit_minutes:g} minutes reached at update {learner.update} of "

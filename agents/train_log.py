@@ -68,10 +68,9 @@ def plot_curves(eval_csv: Path, png: Path, title: str, even: float) -> None:
     for opponent in dict.fromkeys(r["opponent"] for r in rows):
         mine = [r for r in rows if r["opponent"] == opponent]
         steps = [int(r["global_step"]) for r in mine]
-        for ax, key in ((score_ax, "score"), (win_ax, "win")):
-            column = "win_rate" if key == "win" else key
-            ax.plot(steps, [float(r[column]) for r in mine], marker="o", label=f"vs {opponent}")
-            ax.fill_between(steps, [float(r[f"{key}_low"]) for r in mine], [float(r[f"{key}_high"]) for r in mine],
+        for ax, value, band in ((score_ax, "score", "score"), (win_ax, "win_rate", "win")):
+            ax.plot(steps, [float(r[value]) for r in mine], marker="o", label=f"vs {opponent}")
+            ax.fill_between(steps, [float(r[f"{band}_low"]) for r in mine], [float(r[f"{band}_high"]) for r in mine],
                             alpha=0.2)
     score_ax.set_ylabel("learner's score a round (95% CI)")
     score_ax.set_title(title)
