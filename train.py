@@ -208,6 +208,8 @@ def build_learner(config: TrainConfig, resumed: dict | None) -> Learner:
     torch.set_num_threads(config.torch_threads)
     game = make_game(config.game, config.num_players, config.rules, config.whole_turns, config.whole_game)
     net = ActorCritic(*game_shape(game), config.hidden_size, config.num_layers)
+    if resumed is None and config.init_from:
+        start_from(net, config)
     optimizer = optim.Adam(net.parameters(), lr=config.learning_rate, eps=1e-5)
     pool = OpponentPool(config.baselines, config.latest_prob, config.pool_size, config.pfsp_power)
     learner = Learner(config, game, net, optimizer, pool, make_selfplay(game, config.game, config, pool, net))
@@ -224,6 +226,21 @@ def build_learner(config: TrainConfig, resumed: dict | None) -> Learner:
         learner.wall_seconds = float(resumed.get("wall_seconds", 0.0))
         torch.set_rng_state(resumed["torch_rng"])
     return learner
+
+
+def start_from(net: ActorCritic, config: TrainConfig) -> None:
+    """Load ``config.init_from``'s network into ``net``, refused unless it was trained for the same game,
+    table size and action mode, in the same shape."""
+    data = load_checkpoint(config.init_from)
+    theirs = data["config"]
+    for key in ("game", "num_players", "whole_turns"):
+        if theirs.get(key, False) != getattr(config, key):
+            raise ValueError(f"init_from {config.init_from!r} was trained with {key} {theirs.get(key, False)!r}, "
+                             f"this run has {getattr(config, key)!r}")
+    if dict(data["model_shape"]) != dict(net.shape):
+        raise ValueError(f"init_from {config.init_from!r} is a network of shape {dict(data['model_shape'])}, "
+                         f"this run's is {dict(net.shape)} (hidden_size, num_layers)")
+    net.load_state_dict(data["model"])
 
 
 def warm_start(learner: Learner, reporter: Reporter) -> None:

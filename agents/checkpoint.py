@@ -23,6 +23,8 @@ from agents.whole_turn_policy import WholeTurnPolicy, per_piece_agent
 
 FORMAT = "rummienv-ppo-checkpoint"
 VERSION = 1
+# How an agent file's network picks its move: sampled from the policy, as trained, or its most likely action.
+ACTS = ("sample", "most_likely")
 
 
 class CheckpointError(ValueError):
@@ -82,10 +84,12 @@ def network_from(data: dict[str, Any]) -> ActorCritic:
 
 
 def load_agent(path: str | Path, game: Any, num_players: int, seed: int | None = 0,
-               greedy: bool = False) -> PolicyAgent | WholeTurnPolicy:
+               greedy: bool | None = None) -> PolicyAgent | WholeTurnPolicy:
     """A checkpoint as an agent, refused if it was trained for another game or table size.
 
-    ``game`` is a game's name, its rules preset, or a Game built from them.
+    ``game`` is a game's name, its rules preset, or a Game built from them. ``greedy`` left unset follows the
+    file: an agent exported to play its most likely action (``agents.trained --act most_likely``) plays so
+    wherever it is loaded, and a run's checkpoint samples, as it trained.
     """
     data = load_checkpoint(path)
     name = game if isinstance(game, str) else getattr(game, "rules", game).game
@@ -95,5 +99,15 @@ def load_agent(path: str | Path, game: Any, num_players: int, seed: int | None =
             f"checkpoint {str(path)!r} was trained for {trained.get('game')} with "
             f"{trained.get('num_players')} players, not {name} with {num_players}"
         )
+    if greedy is None:
+        greedy = act_of(data, path) == "most_likely"
     policy = PolicyAgent(network_from(data), seed=seed, greedy=greedy, name=Path(path).stem)
     return per_piece_agent(policy, rules_of(game), bool(trained.get("whole_turns")))
+
+
+def act_of(data: dict[str, Any], path: str | Path) -> str:
+    """How the file's network picks its move (one of ``ACTS``; a file that says nothing samples)."""
+    act = data.get("act", "sample")
+    if act not in ACTS:
+        raise CheckpointError(f"checkpoint {str(path)!r} asks to act {act!r}; allowed: {', '.join(ACTS)}")
+    return act

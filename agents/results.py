@@ -77,10 +77,10 @@ def markdown(rows: list[dict[str, Any]]) -> str:
                      + (f"{row['match_win_rate']:.3f}" if row["matches"] else "-") + f" | {match} | "
                      f"{row['win_rate']:.3f} | " + "[{:.3f}, {:.3f}]".format(*row["win_ci"])
                      + f" | {row['margin']:+.2f} | {row['rank'] or '-'} |")
-    lines += ["", "| agent | trained | steps | machine | date | command |", "|---|---|---|---|---|---|"]
+    lines += ["", "| agent | trained | steps | machine | date | command | acts |", "|---|---|---|---|---|---|---|"]
     for row in {row["agent"]: row for row in rows}.values():
         lines.append(f"| {row['agent']} | {row['minutes']:.0f} min | {row['steps']:,} | {row['machine']} | "
-                     f"{row['date']} | `{row['command']}` |")
+                     f"{row['date']} | `{row['command']}` | {row['act'].replace('_', ' ')} |")
     return "\n".join(lines)
 
 

@@ -115,6 +115,10 @@ class TrainConfig:
     """teacher decisions to record (every seat of teacher-only games)"""
     imitation_epochs: int = _knob(4, lo=1)
     """passes of behaviour cloning over the recording"""
+    init_from: str = ""
+    """an agent file or a run's checkpoint whose network the run starts from (fine-tuning a trained agent for
+    another reward, say), in place of a warm start; it must be of the same game, table size and action mode
+    and shape. Empty starts from the warm start or from scratch"""
 
     # ---------------------------------------------------- evaluation and I/O
     eval_every: int = _knob(10, lo=1)
@@ -252,6 +256,12 @@ def _check_consistency(config: TrainConfig) -> None:
                                   f"allowed: {allowed}")
     if config.imitation_teacher and config.imitation_steps == 0:
         raise ConfigError("config field 'imitation_steps' is 0 but 'imitation_teacher' is set")
+    if config.init_from and config.imitation_teacher:
+        raise ConfigError("config fields 'init_from' and 'imitation_teacher' are both set: a run starts from a "
+                          "trained network or from a warm start, not both")
+    if config.init_from and not Path(config.init_from).is_file():
+        raise ConfigError(f"config field 'init_from': {config.init_from!r} is not a file (an agent file such as "
+                          "agents/trained/rummikub_2p.pt, or a run's checkpoint.pt)")
 
 
 def load_config(path: str | Path, **overrides: Any) -> TrainConfig:

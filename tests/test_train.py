@@ -193,3 +193,30 @@ def test_time_budget_ends_the_run_with_its_final_evaluation(tmp_path: Path, monk
     assert "time budget of 0.2 minutes reached" in out and "final evaluation" in out
     assert f"--runs-dir {tmp_path} --resume" in out
     assert (tmp_path / "timed" / "curves.png").is_file()
+
+
+def test_a_run_starts_from_a_trained_network_of_its_kind(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    first = config_file(tmp_path, "first", total_steps=128, eval_every=50, checkpoint_every=50)
+    run_in_process(monkeypatch, "--config", str(first), "--runs-dir", str(tmp_path))
+    trained = tmp_path / "first" / "checkpoint.pt"
+    import train
+    from agents.train_config import load_config
+
+    loaded: list[dict] = []
+    monkeypatch.setattr(train, "start_from", lambda net, config, real=train.start_from: (
+        real(net, config), loaded.append({k: v.clone() for k, v in net.state_dict().items()})))
+    again = config_file(tmp_path, "again", total_steps=128, eval_every=50, imitation_teacher="", init_from=str(trained))
+    run_in_process(monkeypatch, "--config", str(again), "--runs-dir", str(tmp_path))
+    weights = load_checkpoint(trained)["model"]
+    assert loaded and all(torch.equal(loaded[0][k], weights[k]) for k in weights)  # it began where the other ended
+    assert load_checkpoint(tmp_path / "again" / "checkpoint.pt")["config"]["init_from"] == str(trained)
+    wider = config_file(tmp_path, "wider", hidden_size=32, imitation_teacher="", init_from=str(trained))
+    assert "this run's is" in refusal(monkeypatch, "--config", str(wider), "--runs-dir", str(tmp_path))
+    other = config_file(tmp_path, "other", game="rummikub", baselines=["max_tiles"], eval_opponents=["max_tiles"],
+                        imitation_teacher="", init_from=str(trained))
+    assert "trained with game 'rummy500', this run has 'rummikub'" in refusal(
+        monkeypatch, "--config", str(other), "--runs-dir", str(tmp_path))
+    with pytest.raises(ValueError, match="'init_from' and 'imitation_teacher' are both set"):
+        load_config(config_file(tmp_path, "both", init_from=str(trained)))
+    with pytest.raises(ValueError, match="is not a file"):
+        load_config(config_file(tmp_path, "none", imitation_teacher="", init_from=str(tmp_path / "no.pt")))

@@ -39,7 +39,8 @@ def shelf(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def test_an_exported_run_is_the_agent_named_ppo(tmp_path: Path, shelf: Path) -> None:
-    target = trained.export(run_checkpoint(tmp_path / "checkpoint.pt"), "python train.py --config x.yaml")
+    target = trained.export(run_checkpoint(tmp_path / "checkpoint.pt"), "python train.py --config x.yaml",
+                            ship=True)
     assert target == shelf / "rummikub_2p.pt"
     assert not {"optimizer", "wall_seconds"} & set(load_checkpoint(target))  # what playing needs, and the facts
     agent = make_agent("ppo", "rummikub", 2, seed=1)
@@ -53,18 +54,45 @@ def test_an_exported_run_is_the_agent_named_ppo(tmp_path: Path, shelf: Path) -> 
 
 
 def test_ppo_where_none_ships_names_the_ones_that_do(tmp_path: Path, shelf: Path) -> None:
-    trained.export(run_checkpoint(tmp_path / "c.pt"), "make train")
+    trained.export(run_checkpoint(tmp_path / "c.pt"), "make train", ship=True)
     with pytest.raises(ValueError, match="no trained agent ships for rummikub with 3 players; .*rummikub_2p"):
         make_agent("ppo", "rummikub", 3)
 
 
 def test_the_results_table_is_made_again_the_same(tmp_path: Path, shelf: Path) -> None:
-    trained.export(run_checkpoint(tmp_path / "c.pt"), "make train")
+    trained.export(run_checkpoint(tmp_path / "c.pt"), "make train", ship=True)
     first, again = (results.markdown(results.measure("rummikub_2p", 1, progress=False)) for _ in range(2))
     assert first == again
     rows = first.splitlines()
     assert [row.split(" | ")[1] for row in rows[4:7]] == ["max_tiles", "hold_back", "hoard"]
-    assert rows[-1].startswith("| rummikub_2p | 10 min | 1,234 |") and rows[-1].endswith("| `make train` |")
+    assert rows[-1].startswith("| rummikub_2p | 10 min | 1,234 |") and rows[-1].endswith("| `make train` | sample |")
+
+
+def test_a_run_is_exported_beside_it_and_never_over_a_shipped_agent(tmp_path: Path, shelf: Path) -> None:
+    checkpoint = run_checkpoint(tmp_path / "run" / "checkpoint.pt")
+    assert trained.main([str(checkpoint), "--command", "make train"]) == 0
+    mine = tmp_path / "run" / "agent.pt"
+    assert not list(shelf.iterdir()) and trained.training_facts(mine)["act"] == "sample"
+    assert make_agent(str(mine), "rummikub", 2).name == "agent"  # usable by path, as the message says
+    with pytest.raises(SystemExit):
+        trained.main([str(checkpoint), "--command", "make train", "--out", str(shelf / "rummikub_2p.pt")])
+    assert not list(shelf.iterdir())
+    with pytest.raises(ValueError, match="a run's checkpoint: give the command"):
+        trained.export(checkpoint)
+
+
+def test_an_agent_file_acts_as_exported_and_keeps_its_training_facts(tmp_path: Path, shelf: Path) -> None:
+    shipped = trained.export(run_checkpoint(tmp_path / "c.pt"), "make train", ship=True)
+    facts = trained.training_facts(shipped)
+    assert make_agent("ppo", "rummikub", 2).policy.greedy is False
+    trained.export(shipped, act="most_likely", ship=True)
+    assert trained.training_facts(shipped) == {**facts, "act": "most_likely"}
+    agent = make_agent("ppo", "rummikub", 2)
+    assert agent.policy.greedy is True and agent.name == "ppo"
+    with pytest.raises(ValueError, match="keeps the command it was trained with"):
+        trained.export(shipped, "python train.py", ship=True)
+    with pytest.raises(ValueError, match="allowed: sample, most_likely"):
+        trained.export(shipped, act="best", ship=True)
 
 
 def test_a_full_table_is_ranked_among_the_baselines() -> None:
