@@ -68,6 +68,7 @@ def export(checkpoint: Path, command: str | None = None, out: Path | None = None
     with ``ship``, to where the name ``ppo`` finds it; a shipped agent is never replaced without ``ship``.
     """
     data = load_checkpoint(checkpoint)
+    steps = int(data["global_step"])
     if "trained" in data:
         if command is not None:
             raise ValueError(f"{str(checkpoint)!r} is an agent file: it keeps the command it was trained with "
@@ -79,6 +80,7 @@ def export(checkpoint: Path, command: str | None = None, out: Path | None = None
         facts = {"command": command, "minutes": round(float(data.get("wall_seconds", 0.0)) / 60.0, 1),
                  "machine": f"{platform.machine()}, {os.cpu_count()} cores, torch {torch.__version__}",
                  "date": datetime.date.today().isoformat()}
+        facts, steps = _with_start(facts, steps, data["config"].get("init_from"))
     act = act_of(data, checkpoint) if act is None else act
     if act not in ACTS:
         raise ValueError(f"act {act!r} is not a way of acting; allowed: {', '.join(ACTS)}")
@@ -89,8 +91,21 @@ def export(checkpoint: Path, command: str | None = None, out: Path | None = None
     elif target.resolve().parent == TRAINED_DIR.resolve():
         raise ValueError(f"{str(target)!r} is in the shipped agents' folder; only --ship (ship=True) writes there")
     save_checkpoint(target, {"config": config, "model": data["model"], "model_shape": data["model_shape"],
-                             "global_step": data["global_step"], "act": act, "trained": facts})
+                             "global_step": steps, "act": act, "trained": facts})
     return target
+
+
+def _with_start(facts: dict[str, Any], steps: int, start: str | None) -> tuple[dict[str, Any], int]:
+    """A run started from a trained network (``init_from``) with that network's training added: minutes and
+    steps summed, commands in order, so that an agent says all it took to make. Where the file is gone, the
+    run's own facts, its config still naming the file."""
+    if not start or not Path(start).is_file():
+        return facts, steps
+    base = load_checkpoint(start)
+    earlier = base.get("trained") or {"command": f"the run of {start}",
+                                      "minutes": round(float(base.get("wall_seconds", 0.0)) / 60.0, 1)}
+    return ({**facts, "command": f"{earlier['command']}; then {facts['command']}",
+             "minutes": round(float(earlier["minutes"]) + facts["minutes"], 1)}, steps + int(base["global_step"]))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

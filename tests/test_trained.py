@@ -119,3 +119,13 @@ def test_a_person_plays_the_shipped_agent() -> None:
                          timeout=300)
     assert run.returncode == 0, run.stderr
     assert "seat 1 (ppo):" in run.stdout and "game over" in run.stdout
+
+
+def test_a_fine_tuned_run_counts_the_training_it_started_from(tmp_path: Path, shelf: Path) -> None:
+    first = trained.export(run_checkpoint(tmp_path / "a" / "checkpoint.pt"), "make train", ship=True)
+    tuned = run_checkpoint(tmp_path / "b" / "checkpoint.pt")
+    data = load_checkpoint(tuned)
+    save_checkpoint(tuned, {**data, "config": {**data["config"], "init_from": str(first)}})
+    facts = trained.training_facts(trained.export(tuned, "python train.py --config tune.yaml"))
+    assert facts["command"] == "make train; then python train.py --config tune.yaml"
+    assert facts["minutes"] == 20.0 and facts["steps"] == 2 * 1234
