@@ -188,6 +188,9 @@ def open_run(args: argparse.Namespace) -> tuple[TrainConfig, Path, dict | None]:
             config = from_dict(saved)  # the run goes on with the settings it started with
     except ValueError as exc:
         sys.exit(f"error: {exc}")
+    if resumed is None and config.init_from and not Path(config.init_from).is_file():  # a resumed run needs it not
+        sys.exit(f"error: config field 'init_from': {config.init_from!r} is not a file (an agent file such as "
+                 "agents/trained/rummikub_2p.pt, or a run's checkpoint.pt, such as make train leaves in runs/)")
     if resumed is None and (run_dir / "checkpoint.pt").exists():
         if not args.overwrite:
             sys.exit(f"error: {run_dir} already holds a run; continue it with --resume, or start afresh with "

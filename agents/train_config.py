@@ -259,9 +259,6 @@ def _check_consistency(config: TrainConfig) -> None:
     if config.init_from and config.imitation_teacher:
         raise ConfigError("config fields 'init_from' and 'imitation_teacher' are both set: a run starts from a "
                           "trained network or from a warm start, not both")
-    if config.init_from and not Path(config.init_from).is_file():
-        raise ConfigError(f"config field 'init_from': {config.init_from!r} is not a file (an agent file such as "
-                          "agents/trained/rummikub_2p.pt, or a run's checkpoint.pt)")
 
 
 def load_config(path: str | Path, **overrides: Any) -> TrainConfig:
