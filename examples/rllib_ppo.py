@@ -1,8 +1,8 @@
 """PPO from RLlib on the multi-agent form of a game: every seat an agent, one shared policy, RLlib's
 action-masking module reading the mask from each observation.
 
-    pip install '.[rllib]'
-    python examples/rllib_ppo.py --game rummy500 --iterations 20 --env-runners 2
+    make rllib-check    # makes .venv-rllib, an environment of its own: RLlib pins its own Gymnasium
+    .venv-rllib/bin/python examples/rllib_ppo.py --game rummy500 --iterations 20 --env-runners 2
 
 On a cluster, start Ray there and point the script at it: ``--address auto`` (or ``ray://<head>:10001``),
 with as many ``--env-runners`` as the cluster has cores to spare.

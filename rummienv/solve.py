@@ -23,6 +23,10 @@ from rummienv.rummikub.sets import describe_invalid, set_kind, set_numbers
 from rummienv.tiles import JOKER, NUMBERS, counts_of, parse_tiles, tile_name, tiles_of
 from rummienv.wording import counted
 
+# What the answer's points mean, said in --help and the README: a joker is worth no number of its own.
+POINTS = ("points_played adds the numbers of the pieces played, a joker counting what it costs left on a rack: 30 "
+          "in rummikub (T9), 25 in rummikub_cards (K7); --objective points maximises that sum")
+
 
 def read_table(text: str, jokers_keep_number: bool) -> tuple[np.ndarray, np.ndarray, list[list[int]]]:
     """Table counts (index 52: free jokers), jokers fixed per number, and the sets as laid."""
@@ -83,7 +87,8 @@ def solve(game: str, table: str, rack: str, opening: bool = False, objective: st
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m rummienv.solve", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m rummienv.solve", description=__doc__.splitlines()[0],
+                                     epilog=POINTS)
     parser.add_argument("--game", default="rummikub", choices=games.played_with(RummikubRules))
     parser.add_argument("--table", default="", help="table tiles, flat or as sets separated by '|'")
     parser.add_argument("--rack", required=True, help="rack tiles, e.g. 'r4 r5 J k1'")
