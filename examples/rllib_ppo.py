@@ -4,6 +4,10 @@ action-masking module reading the mask from each observation.
     make rllib-check    # makes .venv-rllib, an environment of its own: RLlib pins its own Gymnasium
     .venv-rllib/bin/python examples/rllib_ppo.py --game rummy500 --iterations 20 --env-runners 2
 
+Ray prints a few warnings of its own at the start (deprecation notices from RLlib's action-masking module,
+which this script uses as RLlib ships it, a note that PPO runs on the new API stack, token authentication):
+they are about Ray's code, and change nothing in the run.
+
 On a cluster, start Ray there and point the script at it: ``--address auto`` (or ``ray://<head>:10001``),
 with as many ``--env-runners`` as the cluster has cores to spare.
 """
