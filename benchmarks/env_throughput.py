@@ -51,7 +51,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shlex
+import shutil
 import subprocess
 import time
 from collections.abc import Callable, Sequence
@@ -238,6 +240,27 @@ def measure_bots(game: str, players: int, seconds: float, seed: int, names: list
             "bot_actions_per_s": actions[0] / best, "bot_games_per_s": games / best}
 
 
+MAKE_PEER = "make the peer's environment with: python -m venv peers && peers/bin/pip install rlcard==1.2.0"
+
+
+def check_peer(parser: argparse.ArgumentParser, command: str) -> None:
+    """Refuse before timing anything a peer command whose program is not there to run.
+
+    A peer that runs and fails says why in its own output (``peer_rate``); one that cannot start would
+    otherwise end the run only after the project's loops, or in a traceback.
+    """
+    try:
+        words = shlex.split(command)
+    except ValueError as e:
+        parser.error(f"--peer {command!r}: {e}")
+    if not words:
+        parser.error("--peer: the command is empty")
+    program = words[0]
+    found = os.path.isfile(program) and os.access(program, os.X_OK) if os.sep in program else shutil.which(program)
+    if not found:
+        parser.error(f"--peer: {program} does not exist or is not executable; {MAKE_PEER}")
+
+
 def peer_rate(command: str) -> float:
     """Steps per second that the peer's script reports (the last line of its output, JSON)."""
     done = subprocess.run(shlex.split(command), capture_output=True, text=True, check=False)
@@ -310,6 +333,8 @@ def main() -> None:
     args = parser.parse_args()
     _check_baselines(parser, args.opponents, args.games)
     _check_baselines(parser, args.bots, args.games)
+    if args.peer:
+        check_peer(parser, args.peer)
     before = peer_rate(args.peer) if args.peer else None
     rows = []
     for g in args.games:
