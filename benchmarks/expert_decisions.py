@@ -109,6 +109,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--samples", type=int, help="the expert's budget knob (its default if omitted)")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)
+    if args.json and not args.json.parent.is_dir():
+        parser.error(f"--json {args.json}: no folder {args.json.parent} to write it in")
     knobs = {} if args.samples is None else {"samples": args.samples}
     points = DECISION_POINTS[args.game]
     warm_up(points(args.players, 1, args.seed + 10**6, **knobs))

@@ -52,6 +52,7 @@ import json
 import sys
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -71,6 +72,7 @@ KINDS = ("opened, turn start", "opened, mid-turn", "opening, turn start", "openi
 TARGETS_US = {"median": 25, "mean": 60, "p99": 1000}  # the issue's aims on random-play positions
 SHOWN = 3  # mismatching positions printed in full
 STATS = ("share", "median", "mean", "p90", "p99", "max")
+MAKE_RECORD = "make one with: python benchmarks/mask_cost.py --record games.jsonl"
 
 
 @dataclass
@@ -245,8 +247,24 @@ def mismatch_text(shown: dict) -> str:
 
 
 def read_records(path: str) -> list[Record]:
+    """The games of a ``--record`` file; OSError where it cannot be read, ValueError naming a line that is no game."""
     with open(path) as f:
-        return [Record(**json.loads(line)) for line in f if line.strip()]
+        try:
+            lines = f.readlines()
+        except UnicodeDecodeError:
+            raise ValueError(f"{path} is not a text file") from None
+    records = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            records.append(Record(**json.loads(line)))
+        except json.JSONDecodeError as e:
+            raise ValueError(f"{path} line {number}: not JSON ({e.msg} at column {e.colno})") from None
+        except TypeError:
+            fields = ", ".join(f.name for f in dataclasses.fields(Record))
+            raise ValueError(f"{path} line {number}: not a recorded game (a JSON object of {fields})") from None
+    return records
 
 
 def record_games(args: argparse.Namespace) -> list[Record]:
@@ -272,8 +290,15 @@ def main() -> None:
     parser.add_argument("--check", action="store_true", help="compare every timed mask with the reference, timed")
     parser.add_argument("--json", action="store_true", help="print the results as JSON instead of tables")
     args = parser.parse_args()
+    if args.record and not Path(args.record).parent.is_dir():
+        parser.error(f"--record {args.record}: no folder {Path(args.record).parent} to write it in")
     if args.replay:
-        records = [record for record in read_records(args.replay) if record.game in args.game]
+        try:
+            records = [record for record in read_records(args.replay) if record.game in args.game]
+        except OSError as e:
+            parser.error(f"--replay {args.replay}: {e.strerror}; {MAKE_RECORD}")
+        except ValueError as e:
+            parser.error(f"--replay {e}; {MAKE_RECORD}")
     else:
         records = record_games(args)
     summaries = [summarise(key, samples) for key, samples in time_all(records, args.check).items()]

@@ -18,7 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from env_throughput import gym_run, peer_rate, seconds
+from env_throughput import check_peer, gym_run, peer_rate, seconds
 
 from rummienv import games
 from rummienv.rules import RummikubRules
@@ -76,6 +76,8 @@ def main() -> None:
     args = parser.parse_args()
     if args.steps < 1:
         parser.error(f"--steps must be at least 1, got {args.steps}")
+    if args.peer:
+        check_peer(parser, args.peer)
     before = peer_rate(args.peer) if args.peer else None
     rows = [measure(g, p, args.steps, args.seed) for g in args.games for p in args.players]
     goal = args.target
