@@ -1,0 +1,98 @@
+"""The benchmark scripts as a new user first runs them: an input not made yet is refused in one line that says
+how to make it, before anything is timed, and the positions file they share round-trips exactly."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def bench(script: str, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, f"benchmarks/{script}", *args], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120, check=False)
+
+
+def refused(done: subprocess.CompletedProcess, *words: str) -> None:
+    """argparse's refusal: exit status 2, every word in the message and no traceback."""
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr
+    for word in words:
+        assert word in done.stderr
+
+
+@pytest.fixture(scope="module")
+def solver_module():
+    spec = importlib.util.spec_from_file_location("solver_benchmark", ROOT / "benchmarks" / "solver.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_missing_positions_file_says_how_to_make_one(tmp_path):
+    missing = tmp_path / "positions.jsonl"
+    refused(bench("solver.py", "--positions", str(missing), "--peer-results", str(tmp_path / "peer.json")),
+            str(missing), "--write-positions")
+
+
+def test_missing_peer_results_say_what_they_are_and_how_to_make_them(tmp_path):
+    positions = tmp_path / "positions.jsonl"
+    assert bench("solver.py", "--write-positions", str(positions), "--count", "2").returncode == 0
+    missing = tmp_path / "peer.json"
+    refused(bench("solver.py", "--positions", str(positions), "--peer-results", str(missing)),
+            str(missing), "peer_rummikub_solver.py", "pip install rummikub-solver")
+
+
+@pytest.mark.parametrize(("line", "reason"), [
+    ("{not json", "not JSON"),
+    ('{"table": [["r1", "r2"]], "rack": []}', "a set needs at least 3"),
+    ('{"table": [], "rack": ["x9"]}', "bad tile"),
+    ('{"table": [], "rack": ["r1", "r1", "r1"]}', "more than 2 of r1"),
+    ('{"rack": []}', "not a position"),
+])
+def test_broken_positions_line_is_named(tmp_path, line, reason):
+    path = tmp_path / "positions.jsonl"
+    path.write_text('{"table": [], "rack": ["r1"]}\n' + line + "\n")
+    refused(bench("solver.py", "--positions", str(path)), f"{path} line 2", reason, "--write-positions")
+
+
+def test_written_positions_are_the_dealt_ones_and_read_back(tmp_path, solver_module):
+    path = tmp_path / "positions.jsonl"
+    done = bench("solver.py", "--write-positions", str(path), "--count", "4", "--seed", "7")
+    assert done.returncode == 0, done.stderr
+    rng = random.Random(7)
+    dealt = [solver_module.deal(rng, 2) for _ in range(4)]
+    assert [json.loads(line) for line in path.read_text().splitlines()] == dealt
+    assert solver_module.read_positions(str(path), 4, 2) == dealt
+
+    done = bench("solver.py", "--positions", str(path), "--count", "4", "--json", str(tmp_path / "out.json"))
+    assert done.returncode == 0, done.stderr
+    result = json.loads((tmp_path / "out.json").read_text())
+    assert (result["positions"], result["source"]) == (4, str(path))
+
+
+def test_missing_peer_program_is_refused_before_timing(tmp_path):
+    program = tmp_path / "peers" / "bin" / "python"
+    for script in ("env_throughput.py", "mask_floor.py"):
+        refused(bench(script, "--seconds" if script == "env_throughput.py" else "--steps", "1",
+                      "--peer", f"{program} benchmarks/peer_rlcard_gin.py 5"),
+                str(program), "pip install rlcard==1.2.0")
+
+
+def test_other_benchmarks_refuse_missing_paths(tmp_path):
+    missing = tmp_path / "games.jsonl"
+    refused(bench("mask_cost.py", "--replay", str(missing)), str(missing), "--record")
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text('{"game": "rummikub"}\n')
+    refused(bench("mask_cost.py", "--replay", str(broken)), f"{broken} line 1", "not a recorded game")
+    nowhere = tmp_path / "no" / "out.json"
+    refused(bench("mask_cost.py", "--record", str(nowhere)), str(nowhere))
+    refused(bench("expert_decisions.py", "--json", str(nowhere)), str(nowhere))
+    refused(bench("solver.py", "--json", str(nowhere)), str(nowhere))
