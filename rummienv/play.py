@@ -29,6 +29,7 @@ from rummienv.errors import IllegalActionError, NotationError
 
 REMINDERS = (30.0, 10.0)  # seconds left on the turn clock at which the person is told so
 MAX_BOT_ACTIONS = 1000  # a bot that never ends its turn is a bug, not a long turn
+INTERRUPTED = 130  # the exit status of a program stopped by Ctrl-C (128 + SIGINT), as shells report it
 
 
 class LineReader:
@@ -236,7 +237,7 @@ class Session:
 def build(args: argparse.Namespace) -> tuple[Any, list[str]]:
     """The starting state and the opponents' specs, from a deal or a position file."""
     if args.position:
-        state = games.load_state(json.loads(Path(args.position).read_text()))
+        state = load_position(args.position)
         opponents = args.opponents or ["greedy"] * (state.num_players - 1)
         if len(opponents) != state.num_players - 1:
             raise ValueError(f"the position has {state.num_players} seats: name {state.num_players - 1} opponents")
@@ -244,6 +245,16 @@ def build(args: argparse.Namespace) -> tuple[Any, list[str]]:
     opponents = args.opponents or ["greedy"]
     game = games.make_game(args.game, 1 + len(opponents), whole_game=args.whole_game)
     return game.new_initial_state(args.seed), opponents
+
+
+def load_position(path: str) -> Any:
+    """The state a position file holds; its errors name the file, since the person may have several."""
+    try:
+        return games.load_state(json.loads(Path(path).read_text()))
+    except OSError as exc:
+        raise ValueError(f"cannot read position file {path!r}: {exc.strerror}") from None
+    except ValueError as exc:  # not JSON, or not a position of any game
+        raise ValueError(f"position file {path!r}: {exc}") from None
 
 
 def clock_of(arg: str | None, rules: Any) -> float | None:
@@ -273,18 +284,22 @@ def main(argv: list[str] | None = None) -> int:
                         "checkpoints, one per other seat "
                         "(default: one greedy bot)")
     parser.add_argument("--seat", type=int, default=0, help="your seat (0 = first in the deal's order)")
-    parser.add_argument("--seed", type=int, default=None, help="deal seed (default: random)")
+    parser.add_argument("--seed", type=int, default=None, help="deal seed, a whole number from 0 (default: random)")
     parser.add_argument("--clock", help="turn clock in seconds, or 'off' (default: the rules' clock)")
     parser.add_argument("--position", help="start from a JSON position instead of a new deal")
     parser.add_argument("--whole-game", action="store_true", help="play all rounds, not one")
-    parser.add_argument("--replay", type=Path, help="write the game's replay here when it ends or you quit "
-                        "(python -m rummienv.replay draws it)")
+    parser.add_argument("--replay", type=Path, help="write the game's replay here when it ends, you quit or the "
+                        "program stops (python -m rummienv.replay draws it)")
     args = parser.parse_args(argv)
     if args.replay and args.position:
         parser.exit(2, "error: --replay needs a dealt game: a replay starts from the deal, not from a position\n")
+    if args.seed is not None and args.seed < 0:
+        parser.error(f"argument --seed: must be a whole number from 0, got {args.seed}")
     if args.seed is None:
         args.seed = int.from_bytes(os.urandom(4), "little")
     try:
+        if args.replay:
+            replay.check_output(args.replay, "--replay")
         state, opponents = build(args)
         clock = clock_of(args.clock, state.rules)
         if not 0 <= args.seat < state.num_players:
@@ -294,14 +309,27 @@ def main(argv: list[str] | None = None) -> int:
                 for s, spec in zip(others, opponents, strict=True)}
     except (ValueError, OSError) as exc:
         parser.exit(2, f"error: {exc}\n")
-    names = ["you" if s == args.seat else str(opponents[others.index(s)]) for s in range(state.num_players)]
+    names = [replay.PERSON if s == args.seat else str(opponents[others.index(s)]) for s in range(state.num_players)]
     say(f"{state.rules.game}: you are seat {args.seat}; seed {args.seed}; clock "
         + ("off" if clock is None else f"{clock:g} s"), text.who_starts(state, names, bool(args.position)))
     session = Session(state, args.seat, bots, names, clock, LineReader(sys.stdin.fileno()))
-    session.run()
-    if args.replay:
-        say(f"replay written to {replay.write(args.replay, session.state, names)}")
+    try:
+        session.run()
+    except KeyboardInterrupt:
+        say("", "interrupted; the game was not finished")
+        return INTERRUPTED
+    finally:  # the record is kept however the game ends, a crash included
+        if args.replay:
+            save_replay(args.replay, session.state, names)
     return 0
+
+
+def save_replay(path: Path, state: Any, names: list[str]) -> None:
+    """Write the game's record and say where; a failure to write is said, not raised, as the game is over."""
+    try:
+        say(f"replay written to {replay.write(path, state, names)}")
+    except OSError as exc:
+        say(f"the replay could not be written to {str(path)!r}: {exc.strerror}")
 
 
 if __name__ == "__main__":

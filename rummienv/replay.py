@@ -18,8 +18,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Iterator, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -31,25 +33,49 @@ from rummienv.envs.games import GameAdapter, make_adapter
 from rummienv.errors import ReplayError
 
 FORMAT = "rummienv-replay/1"
+PERSON = "you"  # the agent name of the seat a person played (``rummienv.play`` records it so)
 
 
-def record(state: State, agents: Sequence[str]) -> dict[str, Any]:
-    """The replay of ``state``'s game so far (finished or not); ``agents[p]`` names who played seat p."""
+def record(state: State, agents: Sequence[str], given_seed: int | None = None) -> dict[str, Any]:
+    """The replay of ``state``'s game so far (finished or not); ``agents[p]`` names who played seat p.
+
+    ``given_seed`` is the seed the person started from where the deal's seed was drawn from it (the evaluator
+    draws one per deal, the env one per episode): a 19-digit number they never typed names nothing to them."""
     position = state.to_dict()
     if len(agents) != len(state.scores()):
         raise ValueError(f"name one agent per seat ({len(state.scores())}), got {len(agents)}")
     rules = dict(position.get("rules") or {})
     return {"format": FORMAT, "game": position["game"], "num_players": len(state.scores()), "rules": rules,
             "whole_game": bool(position.get("whole_game", rules.get("whole_game", False))),
-            "seed": int(state.seed), "agents": [str(a) for a in agents], "moves": [int(a) for a in state.history],
+            "seed": int(state.seed), "given_seed": given_seed, "agents": [str(a) for a in agents],
+            "moves": [int(a) for a in state.history],
             "scores": [float(x) for x in state.scores()] if state.is_terminal() else None}
 
 
-def write(path: str | Path, state: State, agents: Sequence[str]) -> Path:
+def check_output(path: Path, what: str, folder: bool = False) -> None:
+    """Refuse an output path before the work that fills it is done, so that a long game or a long drawing is not
+    lost to a typo: a ValueError naming ``what`` (the option), the path and what it may be. Missing folders
+    are made when writing, so a path is writable when the nearest folder that exists is."""
+    kind = "folder" if folder else "file"
+    if path.exists():
+        if path.is_dir() != folder:
+            raise ValueError(f"{what} {str(path)!r} is a {'file' if folder else 'folder'}, not a {kind}: name a "
+                             f"{kind} in a folder that exists or can be made")
+        there = path
+    else:
+        there = next(p for p in path.parents if p.exists())
+        if not there.is_dir():
+            raise ValueError(f"{what} {str(path)!r} cannot be made: {str(there)!r} is a file, not a folder")
+    if not os.access(there, os.W_OK):
+        raise ValueError(f"{what} {str(path)!r} cannot be written: no permission in {str(there)!r}; "
+                         f"choose a {kind} where you can write")
+
+
+def write(path: str | Path, state: State, agents: Sequence[str], given_seed: int | None = None) -> Path:
     """Write the replay of ``state``'s game to ``path`` (its folder is made if need be)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(record(state, agents)))
+    path.write_text(json.dumps(record(state, agents, given_seed)))
     return path
 
 
@@ -65,7 +91,9 @@ def read(path: str | Path) -> dict[str, Any]:
         raise ReplayError(f"{str(path)!r} is not a replay (its 'format' must be {FORMAT!r})")
     checks = [("game", data.get("game") in games.names(), f"one of {list(games.names())}"),
               ("num_players", data.get("num_players") in (2, 3, 4), "2, 3 or 4"),
-              ("seed", isinstance(data.get("seed"), int) and data["seed"] >= 0, "a whole number from 0"),
+              ("seed", _is_seed(data.get("seed")), "a whole number from 0"),
+              ("given_seed", data.get("given_seed") is None or _is_seed(data["given_seed"]),
+               "a whole number from 0, or null"),
               ("moves", isinstance(data.get("moves"), list) and all(isinstance(m, int) for m in data["moves"]),
                "a list of whole numbers"),
               ("agents", isinstance(data.get("agents"), list) and len(data["agents"]) == data.get("num_players"),
@@ -75,6 +103,15 @@ def read(path: str | Path) -> dict[str, Any]:
         if not ok:
             raise ReplayError(f"replay {str(path)!r}: '{field}' must be {allowed}, got {data.get(field)!r}")
     return data
+
+
+def _is_seed(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def given_seed(replay: dict[str, Any]) -> int:
+    """The seed to show a person: the one they gave, else the deal's own (which then is the one they gave)."""
+    return replay["seed"] if replay.get("given_seed") is None else replay["given_seed"]
 
 
 def adapter_of(replay: dict[str, Any]) -> GameAdapter:
@@ -94,16 +131,27 @@ def states(replay: dict[str, Any], adapter: GameAdapter | None = None) -> Iterat
         yield state
 
 
+def person_seat(replay: dict[str, Any]) -> int | None:
+    """The seat a person played, the only one a picture calls "you"; None in a game of bots."""
+    return replay["agents"].index(PERSON) if PERSON in replay["agents"] else None
+
+
 def frames(replay: dict[str, Any], seat: int | None = None) -> Iterator[np.ndarray]:
     """A picture per state (``rummienv.envs.picture``), from ``seat``'s view, or from the view of the seat
     to move (the last mover's once the game is over)."""
     if seat is not None and not 0 <= seat < replay["num_players"]:
         raise ValueError(f"seat must be 0..{replay['num_players'] - 1}, got {seat}")
     adapter = adapter_of(replay)
+    if adapter.info.picture is None:
+        raise ValueError(f"{adapter.info.title} has no pictures: its replays can be drawn only with --html")
+    picture = partial(games.load(adapter.info.picture), game=adapter.game, you=person_seat(replay))
     viewer = 0
     for state in states(replay, adapter):
         viewer = seat if seat is not None else state.current_player if state.current_player >= 0 else viewer
-        yield adapter.frame(state, viewer)
+        yield picture(state.view(viewer))
+
+
+OUTPUTS = (("gif", False), ("frames", True), ("html", False))  # each output option, and whether it names a folder
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -120,26 +168,36 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("say where to draw: --gif FILE, --frames FOLDER, --html FILE, or several")
     if args.fps <= 0:
         parser.error(f"--fps must be above 0, got {args.fps}")
+    try:
+        for option, folder in OUTPUTS:
+            if getattr(args, option):
+                check_output(getattr(args, option), f"--{option}", folder)
+        draw(read(args.replay), args)
+    except ValueError as exc:
+        parser.exit(2, f"error: {exc}\n")
+    except OSError as exc:  # checked above, yet lost meanwhile (a full disk, a folder removed)
+        parser.exit(2, f"error: cannot write {str(exc.filename)!r}: {exc.strerror}; choose another path\n")
+    return 0
+
+
+def draw(record: dict[str, Any], args: argparse.Namespace) -> None:
+    """Write every output asked for, and say what was written."""
     from PIL import Image
 
     from rummienv.replay_page import write_page
 
-    try:
-        record = read(args.replay)
-        if args.html:
-            write_page(record, args.html)
-        pictures = [Image.fromarray(frame) for frame in frames(record, args.seat)] if args.gif or args.frames else []
-    except ValueError as exc:
-        parser.exit(2, f"error: {exc}\n")
+    if args.html:
+        write_page(record, args.html)
+    pictures = [Image.fromarray(frame) for frame in frames(record, args.seat)] if args.gif or args.frames else []
     if args.frames:
         args.frames.mkdir(parents=True, exist_ok=True)
         for k, picture in enumerate(pictures):
             picture.save(args.frames / f"{k:05d}.png")
     if args.gif:
-        pictures[0].save(args.gif, save_all=True, append_images=pictures[1:], duration=int(1000 / args.fps),
-                         loop=0)
+        args.gif.parent.mkdir(parents=True, exist_ok=True)
+        pictures[0].save(args.gif, format="GIF", save_all=True, append_images=pictures[1:],
+                         duration=int(1000 / args.fps), loop=0)
     print(f"{len(record['moves']) + 1} states: {', '.join(str(p) for p in (args.gif, args.frames, args.html) if p)}")
-    return 0
 
 
 if __name__ == "__main__":

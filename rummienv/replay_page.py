@@ -42,7 +42,7 @@ def snapshots(record: dict[str, Any]) -> list[dict[str, Any]]:
 
 def page(record: dict[str, Any]) -> str:
     """The HTML of the replay page."""
-    title = f"{record['game']} replay: {' vs '.join(record['agents'])} (seed {record['seed']})"
+    title = f"{record['game']} replay: {' vs '.join(record['agents'])} (seed {replay.given_seed(record)})"
     data = json.dumps({"agents": record["agents"], "steps": snapshots(record)}, separators=(",", ":"))
     return _TEMPLATE.replace("__TITLE__", html.escape(title)).replace("__DATA__", data.replace("</", "<\\/"))
 
@@ -66,6 +66,7 @@ h1{font-size:18px;margin:0 0 8px}
 .label{font-size:11px;color:#aac8b4}
 .piece{display:inline-block;min-width:22px;padding:4px 3px;margin:1px;border-radius:3px;background:#faf6e4;
 text-align:center;font-weight:600;font-size:14px;border:1px solid #3c3c3c}
+.piece.staged{border:3px solid #ffc800;padding:2px 1px}
 .seat{margin:6px 0}.turn{color:#ffc800}
 #scores{font-weight:700;font-size:16px}
 </style></head>
@@ -75,7 +76,7 @@ text-align:center;font-weight:600;font-size:14px;border:1px solid #3c3c3c}
 <input id="slider" type="range" min="0" value="0"><span id="where"></span></div>
 <div id="move" class="area"></div>
 <div class="area"><div class="label">table</div><div id="table"></div></div>
-<div class="area"><div class="label">racks and hands</div><div id="hands"></div></div>
+<div class="area"><div class="label">racks and hands (staged pieces outlined)</div><div id="hands"></div></div>
 <div id="pile"></div><div id="scores"></div>
 <script>
 const replay = __DATA__;
@@ -84,9 +85,9 @@ let at = 0;
 const slider = document.getElementById("slider");
 slider.max = steps.length - 1;
 function pieces(list) {
-  return list.map(([text, colour]) => {
+  return list.map(([text, colour, staged]) => {
     const span = document.createElement("span");
-    span.className = "piece"; span.style.color = colour; span.textContent = text;
+    span.className = staged ? "piece staged" : "piece"; span.style.color = colour; span.textContent = text;
     return span;
   });
 }

@@ -1,6 +1,6 @@
-"""The replay page in a real headless browser: it loads without a console message, stepping forward
-changes the table as the game did, and the last step shows the final scores. CI installs Chromium
-(.ci/run); where there is none, these tests say so and skip."""
+"""The replay page: what it holds, and in a real headless browser, that it loads without a console message,
+stepping forward changes the table as the game did, and the last step shows the final scores. CI installs
+Chromium (.ci/run); where there is none, the browser's tests say so and skip."""
 
 from __future__ import annotations
 
@@ -15,15 +15,41 @@ from browser import CHROMIUM, open_page, texts_by_id
 
 from agents.evaluate import evaluate
 from rummienv import replay
-from rummienv.replay_page import snapshots, write_page
+from rummienv.envs.games import make_adapter
+from rummienv.replay_page import page, snapshots, write_page
+from rummienv.rummikub import actions as RA
+from rummienv.tiles import tile_index
 
-pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="needs Chromium (apt-get install chromium; .ci/run does)")
+needs_browser = pytest.mark.skipif(CHROMIUM is None, reason="needs Chromium (apt-get install chromium; .ci/run does)")
+
+
+@pytest.fixture
+def staged_record(tmp_path):
+    """Seat 1 moves first in deal 1 and stages r3 and k3 of its rack; recorded with 0 as the seed given."""
+    state = make_adapter("rummikub", 2).new_state(1)
+    for piece in ("r3", "k3"):
+        state.apply_action(RA.PLACE + tile_index(piece))
+    return replay.read(replay.write(tmp_path / "staged.json", state, ["greedy", "max_tiles"], given_seed=0))
+
+
+def test_the_page_marks_staged_pieces_and_shows_the_seed_given(staged_record):
+    hands = snapshots(staged_record)[-1]["hands"]
+    assert sorted(text for text, _, staged in hands[1] if staged) == ["3", "3"]
+    assert not any(staged for *_, staged in hands[0])
+    assert "<title>rummikub replay: greedy vs max_tiles (seed 0)</title>" in page(staged_record)
+
+
+@needs_browser
+def test_the_browser_outlines_staged_pieces(tmp_path, staged_record):
+    dom, console = open_page(write_page(staged_record, tmp_path / "staged.html").as_uri() + "#step=2")
+    assert console == [] and dom.count('class="piece staged"') == 2
 
 
 def _table_text(step: dict) -> str:
     return "".join(s["label"] + "".join(text for text, _ in s["pieces"]) for s in step["table"]) or "(empty)"
 
 
+@needs_browser
 @pytest.mark.parametrize("game", ["rummikub", "rummy500"])
 def test_the_page_steps_through_the_game(tmp_path, game):
     agents = ["hold_back", "max_tiles"] if game == "rummikub" else ["value", "greedy"]
@@ -47,6 +73,7 @@ def test_the_page_steps_through_the_game(tmp_path, game):
     assert shown[last]["scores"] == "final scores: " + ", ".join(finals)
 
 
+@needs_browser
 def test_the_browser_reports_a_page_whose_script_fails(tmp_path):
     broken = tmp_path / "broken.html"
     broken.write_text("<html><body><script>notAFunction();</script></body></html>")

@@ -99,3 +99,60 @@ def test_bad_replays_are_refused_by_name(tmp_path, content, message):
     path.write_text(content)
     with pytest.raises(ReplayError, match=message):
         list(replay.states(replay.read(path)))
+
+
+@pytest.fixture
+def bots_record(tmp_path):
+    """A short game of bots, written and read back as a replay."""
+    state = make_adapter("rummikub", 2).new_state(1)
+    for _ in range(4):
+        state.apply_action(state.legal_actions()[0])
+    return replay.read(replay.write(tmp_path / "bots.json", state, ["greedy", "max_tiles"]))
+
+
+@pytest.mark.parametrize(("options", "message"), [
+    (["--gif", "{tmp}/afile/x.gif"], "--gif '{tmp}/afile/x.gif' cannot be made: '{tmp}/afile' is a file, not a folder"),
+    (["--html", "{tmp}"], "--html '{tmp}' is a folder, not a file"),
+    (["--frames", "{tmp}/afile"], "--frames '{tmp}/afile' is a file, not a folder"),
+    (["--html", "{tmp}/ok.html", "--gif", "{tmp}"], "--gif '{tmp}' is a folder, not a file"),
+])
+def test_the_replay_command_refuses_an_output_it_cannot_write_before_drawing(tmp_path, bots_record, options,
+                                                                               message):
+    (tmp_path / "afile").write_text("")
+    run = subprocess.run([sys.executable, "-m", "rummienv.replay", str(tmp_path / "bots.json"),
+                          *(o.format(tmp=tmp_path) for o in options)], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 2 and len(run.stderr.splitlines()) == 1, run.stderr
+    assert run.stderr.startswith(f"error: {message.format(tmp=tmp_path)}")
+    assert not (tmp_path / "ok.html").exists()  # nothing drawn before every output was checked
+
+
+def test_a_gif_is_written_whatever_its_name_and_its_folder_is_made(tmp_path, bots_record):
+    gif = tmp_path / "new" / "game"
+    assert replay.main([str(tmp_path / "bots.json"), "--gif", str(gif)]) == 0
+    with Image.open(gif) as animation:
+        assert animation.format == "GIF"
+
+
+def test_pictures_call_only_a_persons_seat_you(bots_record):
+    from rummienv.envs.picture import rummikub_frame
+
+    adapter = replay.adapter_of(bots_record)
+    first = next(replay.states(bots_record, adapter))
+    view = first.view(first.current_player)
+    drawn = next(replay.frames(bots_record))
+    assert np.array_equal(drawn, rummikub_frame(view, adapter.game))
+    assert not np.array_equal(drawn, rummikub_frame(view, adapter.game, you=view["player"]))
+    played = {**bots_record, "agents": ["greedy", replay.PERSON]}
+    assert replay.person_seat(bots_record) is None and replay.person_seat(played) == 1
+    assert np.array_equal(next(replay.frames(played)), rummikub_frame(view, adapter.game, you=1))
+
+
+def test_a_replay_keeps_the_seed_the_person_gave(tmp_path):
+    state = make_adapter("rummy500", 2).new_state(4242424242424242424)
+    path = replay.write(tmp_path / "drawn.json", state, ["a", "b"], given_seed=0)
+    assert replay.given_seed(replay.read(path)) == 0 and replay.read(path)["seed"] == 4242424242424242424
+    own = replay.write(tmp_path / "own.json", make_adapter("rummy500", 2).new_state(7), ["a", "b"])
+    assert replay.given_seed(replay.read(own)) == 7
+    path.write_text(path.read_text().replace('"given_seed": 0', '"given_seed": -1'))
+    with pytest.raises(ReplayError, match="'given_seed' must be a whole number from 0, or null"):
+        replay.read(path)

@@ -8,7 +8,6 @@ that would run past the bottom of their area are summed up as "+N more".
 
 from __future__ import annotations
 
-from collections import Counter
 from functools import cache, lru_cache
 from typing import Any
 
@@ -16,7 +15,7 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from rummienv.core import Game
-from rummienv.envs.render import rummikub_heading
+from rummienv.envs.render import rummikub_heading, staged_marks
 from rummienv.inks import JOKER_INK, SUIT_INK, TILE_INK
 from rummienv.rummikub.sets import set_numbers
 from rummienv.tiles import JOKER, NUMBERS
@@ -122,13 +121,14 @@ def _tile_face(t: int, stands_for: int | None = None, marked: bool = False) -> t
     return str(t % NUMBERS + 1), TILE_INK[t // NUMBERS], "", marked
 
 
-def _seat_word(seat: int, viewer: int, to_move: int) -> str:
-    return f"{seat}{' you' if seat == viewer else ''}{' *' if seat == to_move else ''}"
+def _seat_word(seat: int, you: int | None, to_move: int) -> str:
+    return f"{seat}{' you' if seat == you else ''}{' *' if seat == to_move else ''}"
 
 
-def rummikub_frame(view: dict[str, Any], game: Game) -> np.ndarray:
+def rummikub_frame(view: dict[str, Any], game: Game, you: int | None = None) -> np.ndarray:
     """The table's sets, the seat's rack (staged pieces outlined), every seat's piece count, whether it has
-    opened and its total, the pool and whose turn it is."""
+    opened and its total, the pool and whose turn it is. Only ``you``, the seat a person played, is called
+    "you": the seat whose view it is may be a bot's."""
     canvas = _Canvas()
     me, to_move = view["player"], view["current_player"]
     status = "game over" if to_move < 0 else f"seat {to_move} to move ({view['phase']})"
@@ -145,12 +145,10 @@ def rummikub_frame(view: dict[str, Any], game: Game) -> np.ndarray:
     staged = view["staged"]  # a part of the rack, laid out this turn and not yet committed
     canvas.text(12, 412, f"Rack of seat {me}: {len(view['rack'])} pieces"
                 + (f", {len(staged)} staged (outlined)" if staged else ""), 13, _FAINT)
-    unmarked, rack = Counter(staged), []
-    for t in view["rack"]:
-        rack.append(_tile_face(t, marked=unmarked[t] > 0))
-        unmarked[t] -= 1
+    rack = [_tile_face(t, marked=marked) for t, marked in zip(view["rack"], staged_marks(view["rack"], staged),
+                                                              strict=True)]
     canvas.pieces(rack, 12, 432, _PANEL - 10, _HEIGHT - 8, (22, 32))
-    rows = [(_seat_word(s, me, to_move), str(n), "yes" if o else "no", f"{t:g}")
+    rows = [(_seat_word(s, you, to_move), str(n), "yes" if o else "no", f"{t:g}")
             for s, n, o, t in zip(view["seats"], view["rack_sizes"], view["opened_by_seat"], view["totals"],
                                   strict=True)]
     y = canvas.seats(("seat", "pieces", "open", "total"), rows, 40)
@@ -164,9 +162,9 @@ def _card_face(card: str) -> tuple[str, tuple, str, bool]:
     return card, SUIT_INK[card[-1]], "", False
 
 
-def rummy500_frame(view: dict[str, Any], game: Game) -> np.ndarray:
+def rummy500_frame(view: dict[str, Any], game: Game, you: int | None = None) -> np.ndarray:
     """The melds and who laid them, the discard pile, the seat's hand, every seat's card count, score and
-    the cards it took from the pile, the stock and whose turn it is."""
+    the cards it took from the pile, the stock and whose turn it is; only ``you`` is called "you", as above."""
     canvas = _Canvas()
     me, to_move, players = view["player"], view["current_player"], view["num_players"]
     status = "hand over" if to_move < 0 else f"seat {to_move} to move ({view['phase']})"
@@ -186,7 +184,7 @@ def rummy500_frame(view: dict[str, Any], game: Game) -> np.ndarray:
     canvas.text(12, 432, f"Hand of seat {me}: {len(view['hand'])} cards", 13, _FAINT)
     canvas.pieces([_card_face(c) for c in view["hand"]], 12, 452, _PANEL - 10, _HEIGHT - 8, (30, 40))
     seats = [(me + i) % players for i in range(players)]
-    rows = [(_seat_word(s, me, to_move), str(view["hand_sizes"][s]), str(view["scores"][s])) for s in seats]
+    rows = [(_seat_word(s, you, to_move), str(view["hand_sizes"][s]), str(view["scores"][s])) for s in seats]
     y = canvas.seats(("seat", "cards", "total"), rows, 40)
     canvas.text(_PANEL + 10, y, f"stock: {view['stock_size']}", 14)
     y += 30

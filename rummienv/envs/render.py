@@ -8,6 +8,7 @@ observation.
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from rummienv import games
@@ -36,6 +37,16 @@ def _set_text(kind: str, pieces: tuple[int, ...]) -> str:
     numbers = set_numbers(pieces, kind)
     names = [f"J={n}" if t == JOKER else tile_name(t) for t, n in zip(pieces, numbers, strict=True)]
     return f"{kind:<5}  {' '.join(names)}"
+
+
+def staged_marks(rack: list[int], staged: list[int]) -> list[bool]:
+    """Which of the rack's pieces are staged, for the renders that mark them in the rack rather than list them
+    apart (the pictures, the replay page): a piece held twice and staged once is marked once."""
+    unmarked, marks = Counter(staged), []
+    for t in rack:
+        marks.append(unmarked[t] > 0)
+        unmarked[t] -= 1
+    return marks
 
 
 def rummikub_heading(view: dict[str, Any], game: Game) -> str:
