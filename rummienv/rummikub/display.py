@@ -9,8 +9,9 @@ a bot. ``rummienv.play_text`` hands each game's questions to its module like thi
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from typing import Any, NamedTuple
 
+from rummienv.envs.render import staged_marks
 from rummienv.errors import IllegalActionError, NotationError
 from rummienv.inks import JOKER_INK, TILE_INK, hex_ink
 from rummienv.rummikub import actions as RA
@@ -18,10 +19,26 @@ from rummienv.rummikub.sets import set_numbers
 from rummienv.tiles import JOKER, NUMBERS, parse_tiles, sort_key, tile_name, tiles_of
 from rummienv.wording import counted
 
-HELP = ("moves: play <tiles> (stage them, then commit) | place <tiles> | commit | draw | pass | "
-        "swap <tile> (card edition) | hint | auto | quit;  tiles like r7 k13 J")
+HELP = ("moves: play r7 r8 r9 (stage them, then commit) | place r7 | commit | draw | pass | "
+        "swap k5 (card edition) | hint | auto | quit;  written as colour k b o r and number (r7, k13), J a joker")
 HINT = "max_tiles"  # the bot whose move ``hint`` suggests: the strongest that plays turn by turn
 NO_CLOCK = None  # both editions run a turn clock (T12, K8)
+
+
+class Words(NamedTuple):
+    """An edition's words for its pieces and for where the undealt ones wait."""
+
+    piece: str
+    pool: str
+
+
+TILE_WORDS = Words("tile", "pool")
+EDITION_WORDS = {"rummikub_cards": Words("card", "stock")}  # RULES.md K: "card" for "tile", "stock" for "pool"
+
+
+def words(game: str) -> Words:
+    """The words of the edition named ``game``."""
+    return EDITION_WORDS.get(game, TILE_WORDS)
 
 
 def _tiles(indices) -> str:
@@ -48,14 +65,14 @@ def table_sets(state: Any) -> list:
 def render(state: Any, me: int, names: list[str], seen: list | None = None) -> str:
     """The position as seat ``me`` sees it; table sets not among ``seen`` (the sets shown at the seat's last
     turn) are marked."""
-    view = state.view(me)
-    lines = [f"round {view['round'] + 1}, pool {view['pool_size']}, turn: seat {state.current_player} "
+    view, said = state.view(me), words(state.rules.game)
+    lines = [f"round {view['round'] + 1}, {said.pool} {view['pool_size']}, turn: seat {state.current_player} "
              f"({names[state.current_player]})", "table:" if seen is None else "table (* new since your turn):"]
     lines += [f"  {_tile_list(pieces)}" + ("  *" if seen is not None and (kind, pieces) not in seen else "")
               for kind, pieces in view["table_sets"]] or ["  (empty)"]
     for seat, size, opened in zip(view["seats"][1:], view["rack_sizes"][1:], view["opened_by_seat"][1:],
                                   strict=True):
-        lines.append(f"seat {seat} ({names[seat]}): {counted(size, 'tile')}, "
+        lines.append(f"seat {seat} ({names[seat]}): {counted(size, said.piece)}, "
                      f"{'opened' if opened else 'not opened'}")
     free = list((Counter(view["rack"]) - Counter(view["staged"])).elements())  # staged pieces show once
     lines.append(f"your rack ({len(free)}): {_tiles(free)}" + ("" if view["opened"] else "  (not opened yet)"))
@@ -66,26 +83,39 @@ def render(state: Any, me: int, names: list[str], seen: list | None = None) -> s
 
 def who_starts(state: Any, first: str) -> str:
     if state.rules.start == "highest_tile":
-        return f"{first}: it drew the highest tile (T2)"
+        return f"{first}: it drew the highest {words(state.rules.game).piece} (T2)"
     return f"{first}, chosen by lot (K2)"
 
 
+SIMPLE = {"commit": RA.COMMIT, "draw": RA.DRAW, "pass": RA.PASS}
+
+
 def parse_move(verb: str, args: list[str], text: str, state: Any) -> list[int]:
-    simple = {"commit": RA.COMMIT, "draw": RA.DRAW, "pass": RA.PASS}
-    if verb in simple and not args:
-        return [simple[verb]]
+    if verb in SIMPLE and not args:
+        return [SIMPLE[verb]]
     if verb in ("play", "place") and args:
         return [RA.PLACE + t for t in parse_tiles(args)] + ([RA.COMMIT] if verb == "play" else [])
     if verb == "swap" and len(args) == 1:
         return [RA.string_to_action(f"SWAP_JOKER {args[0]}")]
-    raise NotationError(f"unknown move {text!r}; {HELP}")
+    raise NotationError(_misused(verb, text, words(state.rules.game).piece))
+
+
+def _misused(verb: str, text: str, piece: str) -> str:
+    """What a known verb needs when it was typed without it (or with too much), else that the move is unknown."""
+    if verb in SIMPLE:
+        return f"{verb} takes nothing after it: type just '{verb}'"
+    if verb in ("play", "place"):
+        return f"{verb} needs {piece}s: {verb} r1 r2 r3"
+    if verb == "swap":
+        return f"swap needs one {piece}, the one a table joker stands for: swap k5"
+    return f"unknown move {text!r}; {HELP}"
 
 
 def why_not(state: Any, action: int, error: IllegalActionError) -> str:
     """A person's reason for a refused action, in terms of the rack and what is staged."""
     if state.is_terminal():
         return str(error)
-    me = state.current_player
+    me, said = state.current_player, words(state.rules.game)
     free = state.racks[me] - state.staged
     opening = "" if state.opened[me] else (f" (an opening uses new sets from your rack only, worth "
                                             f"{state.rules.opening_threshold} or more)")
@@ -93,16 +123,16 @@ def why_not(state: Any, action: int, error: IllegalActionError) -> str:
         if free[action] <= 0:
             beyond = " (beyond what is staged)" if state.staged[action] else ""
             return f"{tile_name(action)} is not in your rack{beyond}"
-        staged = _tiles(tiles_of(state.staged))
-        return f"no legal play holds {tile_name(action)} with what is staged ({staged}){opening}"
+        staged = f"with {_tiles(tiles_of(state.staged))} staged" if state.staged.any() else "with nothing staged"
+        return f"no legal play holds {tile_name(action)} {staged}{opening}"
     if action == RA.COMMIT:
         if not state.staged.any():
-            return "nothing is staged: place tiles first, or draw"
-        return f"the staged tiles ({_tiles(tiles_of(state.staged))}) do not make a legal play yet{opening}"
+            return f"nothing is staged: place {said.piece}s first, or draw"
+        return f"the staged {said.piece}s ({_tiles(tiles_of(state.staged))}) do not make a legal play yet{opening}"
     if action == RA.DRAW:
-        return "the pool is empty: play if you can, else pass (T7)"
+        return f"the {said.pool} is empty: play if you can, else pass (T7)"
     if action == RA.PASS:
-        return "passing is only for a player who cannot play with the pool empty (T7); draw instead"
+        return f"passing is only for a player who cannot play with the {said.pool} empty (T7); draw instead"
     tile = tile_name(action - RA.SWAP)
     if not state.rules.joker_swap_action:
         return "this edition has no joker swap; free a joker by rearranging the table in a play (T6)"
@@ -124,7 +154,7 @@ def describe_turn(actions: list[int]) -> str:
         text = f"played {_tiles(placed)}"
         return text + (f" (swapped {_tiles(swaps)} for jokers)" if swaps else "")
     if actions and actions[-1] == RA.DRAW:
-        return "drew a tile"
+        return "drew"  # a tile or a card: the actions do not say which edition, and the person sees what came
     if actions and actions[-1] == RA.PASS:
         return "passed"
     return " ".join(RA.action_to_string(a) for a in actions)
@@ -147,7 +177,7 @@ def time_out(state: Any, seat: int, clock: float) -> str:
     if after >= before:
         change = f"you drew {after - before}: {gained(view, state.view(seat))}"
     else:
-        change = f"{counted(before - after, 'valid tile')} stayed on the table"
+        change = f"{counted(before - after, 'valid ' + words(state.rules.game).piece)} stayed on the table"
     return f"time is up ({clock:g} s, {rule}): {change}"
 
 
@@ -160,10 +190,12 @@ def _page_tile(t: int, stands_for: int | None = None) -> list[str]:
 
 
 def page_parts(views: list[dict[str, Any]]) -> tuple[list, list, str, list[str]]:
-    """The replay page's table, hands, pile line and totals, from every seat's view."""
+    """The replay page's table, hands, pile line and totals, from every seat's view; a piece of a hand is (text,
+    colour, staged), so that the page outlines what is staged as the pictures do."""
     first = views[0]
     table = [{"label": kind, "pieces": [_page_tile(t, n if t == JOKER else None)
                                         for t, n in zip(pieces, set_numbers(pieces, kind), strict=True)]}
              for kind, pieces in first["table_sets"]]
-    hands = [[_page_tile(t) for t in v["rack"]] for v in views]
-    return table, hands, f"pool {first['pool_size']}", [f"{x:g}" for x in first["totals"]]
+    hands = [[[*_page_tile(t), marked] for t, marked in zip(v["rack"], staged_marks(v["rack"], v["staged"]),
+                                                            strict=True)] for v in views]
+    return table, hands, f"{words(first['game']).pool} {first['pool_size']}", [f"{x:g}" for x in first["totals"]]
