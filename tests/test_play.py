@@ -167,3 +167,25 @@ def test_the_turn_clock_says_when_its_reminders_are_reached():
     finally:
         os.close(read_end)
         os.close(write_end)
+
+
+def test_rummy500_refusals_speak_the_players_words_and_scores_are_per_seat():
+    """Not the action table's names and phases (``DISCARD TS is not legal ... in phase 'discard'``)."""
+    from rummienv.cards import CARD_STRINGS
+    from rummienv.errors import IllegalActionError
+    from rummienv.rummy500 import Rummy500Game, display, string_to_action
+
+    state = Rummy500Game().new_initial_state(0)
+    state.apply_action(string_to_action("DRAW_STOCK"))
+    seat = state.current_player
+    held = set(state.view(seat)["hand"])
+    missing = next(card for card in CARD_STRINGS if card not in held and card not in state.view(seat)["discard"])
+    action = string_to_action(f"DISCARD {missing}")
+    with pytest.raises(IllegalActionError) as refused:
+        state.clone().apply_action(action)
+    assert display.why_not(state, action, refused.value) == f"{missing} is not in your hand"
+    draw = string_to_action("DRAW_STOCK")
+    with pytest.raises(IllegalActionError) as again:
+        state.clone().apply_action(draw)
+    assert display.why_not(state, draw, again.value).startswith("you have already drawn")
+    assert "scores: seat 0 (you) 0, seat 1 (value) 0" in display.render(state, 0, ["you", "value"])

@@ -15,6 +15,7 @@ from rummienv.cards import CARD_STRINGS, card_rank, card_suit, parse_card
 from rummienv.errors import IllegalActionError, NotationError
 from rummienv.inks import SUIT_INK, hex_ink
 from rummienv.rummy500 import actions as FA
+from rummienv.rummy500.explain import why_illegal
 from rummienv.wording import counted
 
 HELP = ("moves: draw | take <card> | meld <cards> | layoff <card> [run|group] | discard <card> | "
@@ -58,7 +59,7 @@ def render(state: Any, me: int, names: list[str], seen: list | None = None) -> s
         if seat != me:
             known = f", known: {' '.join(view['known'][seat])}" if view["known"][seat] else ""
             lines.append(f"seat {seat} ({names[seat]}): {counted(view['hand_sizes'][seat], 'card')}{known}")
-    lines.append(f"scores: {view['scores']}")
+    lines.append("scores: " + ", ".join(f"seat {s} ({names[s]}) {points}" for s, points in enumerate(view["scores"])))
     lines.append(f"your hand ({len(view['hand'])}): {_cards(view['hand'])}")
     if view["must_use"]:
         lines.append(f"you must still use {view['must_use']} this turn (F6)")
@@ -93,9 +94,23 @@ def parse_move(verb: str, args: list[str], text: str, state: Any) -> list[int]:
     raise NotationError(f"unknown move {text!r}; {HELP}")
 
 
+# The state's reasons name actions as the action table does; a person typed other words.
+TYPED_WORDS = {"DRAW_STOCK or TAKE a card": "draw, or take a card from the pile", "END_HAND": "end",
+               "the player has already drawn": "you have already drawn"}
+
+
 def why_not(state: Any, action: int, error: IllegalActionError) -> str:
-    """The state's own refusal already names the broken rule."""
-    return str(error)
+    """The rule broken, in the words a person types: the state's own message lists internal action names."""
+    if state.is_terminal():
+        return str(error)
+    reason = why_illegal(state.board, action)
+    held = f"seat {state.current_player} does not hold "
+    if reason.startswith(held):
+        missing = reason.removeprefix(held)
+        return f"{missing} {'is' if ' ' not in missing else 'are'} not in your hand"
+    for internal, typed in TYPED_WORDS.items():
+        reason = reason.replace(internal, typed)
+    return reason
 
 
 def gained(before: dict[str, Any], after: dict[str, Any]) -> str:
