@@ -64,6 +64,7 @@ def test_the_env_wrapper_writes_each_episode(tmp_path):
             obs, _, terminated, _, _ = env.step(rng.choice(np.flatnonzero(obs["action_mask"])))
         record = replay.read(tmp_path / f"episode-{episode:05d}.json")
         assert sorted(record["agents"]) == ["learner", "value"]
+        assert replay.given_seed(record) == episode  # the seed given to reset, not the deal's drawn from it
         *_, last = replay.states(record)
         assert last.to_dict() == env.unwrapped.state.to_dict()
 

@@ -59,11 +59,18 @@ class RecordReplays(gym.Wrapper, gym.utils.RecordConstructorArgs):
         super().__init__(env)
         self.folder, self.name_prefix = Path(folder), name_prefix
         self.episode = 0
+        self._given_seed: int | None = None
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict]:
+        """Keep the seed a user gave for this episode: the replay shows it, not the deal's seed drawn from it."""
+        self._given_seed = seed
+        return self.env.reset(seed=seed, options=options)
 
     def step(self, action: Any) -> tuple[dict[str, np.ndarray], float, bool, bool, dict]:
         obs, reward, terminated, truncated, info = self.env.step(action)
         if terminated or truncated:
             env = self.env.unwrapped
-            replay.write(self.folder / f"{self.name_prefix}-{self.episode:05d}.json", env.state, env.seat_names())
+            replay.write(self.folder / f"{self.name_prefix}-{self.episode:05d}.json", env.state, env.seat_names(),
+                         given_seed=self._given_seed)
             self.episode += 1
         return obs, reward, terminated, truncated, info
