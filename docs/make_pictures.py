@@ -1,5 +1,5 @@
-"""The README's pictures, made with the tests' own tools: an env frame (``render_mode="rgb_array"``) and a
-screenshot of a replay page in headless Chromium (tests/browser.py).
+"""The pictures of docs/environments.md and docs/agents.md, made with the tests' own tools: an env frame
+(``render_mode="rgb_array"``) and a screenshot of a replay page in headless Chromium (tests/browser.py).
 
     python docs/make_pictures.py
 """

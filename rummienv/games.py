@@ -3,7 +3,7 @@
 A game registers its name, title, rules preset and the modules that play, load, show and
 print it; the envs, the terminal front end, replays, positions, the evaluator and training
 ask this registry, so no other module compares game names, and a new game is one
-``register`` call plus its own modules (README, "Adding a game"). An installed package
+``register`` call plus its own modules (docs/adding_a_game.md). An installed package
 declares its games under the ``rummienv.games`` entry point instead, so that every
 process (the command lines, training's workers) finds them. Modules are named as
 ``"module:attribute"`` strings and imported on first use, so importing the registry

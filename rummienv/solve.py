@@ -23,7 +23,7 @@ from rummienv.rummikub.sets import describe_invalid, set_kind, set_numbers
 from rummienv.tiles import JOKER, NUMBERS, counts_of, parse_tiles, tile_name, tiles_of
 from rummienv.wording import counted
 
-# What the answer's points mean, said in --help and the README: a joker is worth no number of its own.
+# What the answer's points mean, said in --help and docs/solver.md: a joker is worth no number of its own.
 POINTS = ("points_played adds the numbers of the pieces played, a joker counting what it costs left on a rack: 30 "
           "in rummikub (T9), 25 in rummikub_cards (K7); --objective points maximises that sum")
 

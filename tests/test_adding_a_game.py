@@ -1,4 +1,4 @@
-"""A game added as the README's "Adding a game" says (``toy_game``) plays in every layer above the rules:
+"""A game added as docs/adding_a_game.md says (``toy_game``) plays in every layer above the rules:
 the Gymnasium env, the vector form, the PettingZoo AEC env, positions, replays, the evaluator, self-play's
 rewards. Nothing outside the toy's own module and its one registration is written for it."""
 
@@ -122,8 +122,8 @@ def test_rewards_and_win_shares_are_the_same_definitions_as_for_every_game():
 
 
 def test_self_play_hands_its_games_to_another_process_as_they_are():
-    """Training's workers take a chunk's games in flight pickled (the README: states must pickle); adopted by a
-    fresh chunk, they play the next rollout as the originals do."""
+    """Training's workers take a chunk's games in flight pickled (docs/adding_a_game.md: states must pickle);
+    adopted by a fresh chunk, they play the next rollout as the originals do."""
     net = ActorCritic(*game_shape(games.make_game("high_card", 2)), hidden_size=8)
 
     def chunk() -> SelfPlay:

@@ -229,7 +229,7 @@ def test_named_opponents_without_an_agent_factory_are_refused(monkeypatch):
 
 
 def test_the_env_layer_imports_no_agents():
-    """The layers as the README draws them: nothing under rummienv/ imports the agents package, even lazily."""
+    """The layers as docs/contract.md draws them: nothing under rummienv/ imports the agents package, even lazily."""
     sources = Path(rummienv.__file__).parent.rglob("*.py")
     offenders = [str(path) for path in sources
                  if re.search(r"^\s*(from agents\b|import agents\b)", path.read_text(), re.MULTILINE)]

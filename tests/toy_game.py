@@ -1,4 +1,4 @@
-"""High card: a toy game added the way the README's "Adding a game" says, to keep that section honest.
+"""High card: a toy game added the way docs/adding_a_game.md says, to keep that page honest.
 
 Each seat is dealt ``hand_size`` cards of nine (values 1-9) and in turn lays one face up; when every card is
 down, the highest total wins. Small as it is, it has what the real games have for the layers above: hidden
