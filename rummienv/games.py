@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rummienv.errors import PositionError, RulesError
-from rummienv.rules import RummikubRules, Rummy500Rules
+from rummienv.rules import RummikubRules, Rummy500Rules, add_preset, make_rules, remove_preset
 
 if TYPE_CHECKING:
     from rummienv.core import Game, State
@@ -80,12 +80,14 @@ def register(info: GameInfo) -> GameInfo:
     if not info.family:
         info = dataclasses.replace(info, family=info.name)
     _GAMES[info.name] = info
+    add_preset(info.rules)
     return info
 
 
 def unregister(name: str) -> None:
     """Forget a game (tests register toy games for a while); its Gymnasium id stays with Gymnasium."""
     _GAMES.pop(name, None)
+    remove_preset(name)
 
 
 def names() -> tuple[str, ...]:
@@ -143,13 +145,6 @@ def make_game(name: str, num_players: int = 2, rules: Any = None, whole_game: bo
         raise RulesError(f"rules are for game {getattr(rules, 'game', rules)!r}, not {name!r}")
     kind: type[Game] = load(entry.whole_turns if whole_turns else entry.game)
     return kind(rules, num_players, whole_game)
-
-
-def make_rules(name: str, overrides: Any = None) -> Any:
-    """The preset of ``name`` with ``overrides`` (a dict or a YAML file path) applied (``rummienv.rules``)."""
-    from rummienv.rules import with_overrides
-
-    return with_overrides(info(name).rules, overrides)
 
 
 def load_state(position: dict[str, Any]) -> State:

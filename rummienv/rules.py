@@ -1,7 +1,9 @@
 """The games' rules as frozen dataclasses, and field-by-field overrides of their presets.
 
 A preset is the rule book's default (docs/RULES.md), declared with its game in the
-registry (``rummienv.games``); a user changes a rule by naming
+registry (``rummienv.games``), which hands it to ``PRESETS`` here as it registers the game (an
+installed package's games when the registry is first asked, which ``import rummienv`` does), so
+the engines below the registry read presets by name; a user changes a rule by naming
 the field in a dict or a YAML file. Every override is checked against the field's
 type and allowed range so that a typo fails loudly instead of silently playing a
 different game.
@@ -10,9 +12,10 @@ different game.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, Literal, get_args, get_type_hints
 
 from rummienv.errors import RulesError
@@ -51,30 +54,21 @@ class Rummy500Rules:
 Rules = RummikubRules | Rummy500Rules
 
 
-class _Presets(Mapping[str, Any]):
-    """Each registered game's preset, by name: the registry (``rummienv.games``) declares them, and imports
-    this module, so it is asked only when a preset is read."""
-
-    def __getitem__(self, game: str) -> Any:
-        from rummienv import games
-
-        try:
-            return games.info(game).rules
-        except RulesError:
-            raise KeyError(game) from None
-
-    def __iter__(self) -> Iterator[str]:
-        from rummienv import games
-
-        return iter(games.names())
-
-    def __len__(self) -> int:
-        from rummienv import games
-
-        return len(games.names())
+_PRESETS: dict[str, Any] = {}  # each registered game's preset by name, in the order the games were registered
+PRESETS: Mapping[str, Any] = MappingProxyType(_PRESETS)  # read-only: games add theirs through the registry
 
 
-PRESETS: Mapping[str, Any] = _Presets()
+def add_preset(preset: Any) -> None:
+    """Make ``preset`` the one of the game it names (``preset.game``). The registry (``rummienv.games``) calls
+    this as it registers a game, so that the engines, which sit below the registry, find a game's preset by
+    name without importing it; registering a game twice is refused there."""
+    _PRESETS[preset.game] = preset
+
+
+def remove_preset(game: str) -> None:
+    """Forget the preset of ``game`` (the registry's ``unregister``)."""
+    _PRESETS.pop(game, None)
+
 
 _RANGES: dict[str, tuple[float, float]] = {
     "jokers": (0, 4),
@@ -112,9 +106,9 @@ def _check_field(preset: Any, field: dataclasses.Field, value: Any) -> Any:
 
 def make_rules(game: str, overrides: dict[str, Any] | str | Path | None = None) -> Any:
     """The preset of ``game`` with ``overrides`` (a dict or a YAML file path) applied."""
-    from rummienv import games  # the registry holds the presets, and imports this module
-
-    return games.make_rules(game, overrides)
+    if not isinstance(game, str) or game not in _PRESETS:
+        raise RulesError(f"unknown game {game!r}; allowed: {sorted(_PRESETS)}")
+    return with_overrides(_PRESETS[game], overrides)
 
 
 def with_overrides(preset: Any, overrides: dict[str, Any] | str | Path | None = None) -> Any:
