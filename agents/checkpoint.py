@@ -18,8 +18,8 @@ from typing import Any
 import torch
 
 from agents.ppo import ActorCritic, PolicyAgent
-from agents.registry import rules_of
 from agents.whole_turn_policy import WholeTurnPolicy, per_piece_agent
+from rummienv.games import rules_of
 
 FORMAT = "rummienv-ppo-checkpoint"
 VERSION = 1

@@ -23,6 +23,7 @@ from agents.rummy500_bots import GreedyAgent as Rummy500Greedy
 from agents.rummy500_bots import ValueAgent
 from agents.rummy500_expert import ExpertAgent as Rummy500Expert
 from rummienv import games
+from rummienv.games import rules_of
 from rummienv.rules import Rules
 
 Factory = Callable[[Rules, int | None], Agent]
@@ -49,15 +50,6 @@ BASELINES: dict[str, dict[str, Factory]] = {  # by game family
 SEARCH = ("expert",)  # look-ahead players: a decision costs hundreds of playouts, too dear for training pools
 CHECKPOINT_SUFFIXES = (".pt", ".pth")
 TRAINED = "ppo"  # the trained agent that ships for the game and table size (agents.trained)
-
-
-def rules_of(game: Any) -> Rules:
-    """A game's rules from its name, its rules object, or a Game built from them."""
-    if isinstance(game, str):
-        return games.make_rules(game)
-    rules = getattr(game, "rules", game)
-    games.of(rules)  # refuses what is not a registered game's
-    return rules
 
 
 def baselines(game: Any) -> dict[str, Factory]:

@@ -121,6 +121,16 @@ def of(game: Any) -> GameInfo:
     return info(getattr(rules, "game", game))
 
 
+def rules_of(game: Any) -> Any:
+    """A game's rules from its name, its rules object, or a Game built from them; refused unless a registered
+    game's. The agents ask it wherever they are handed a game in any of these forms."""
+    if isinstance(game, str):
+        return info(game).rules
+    rules = getattr(game, "rules", game)
+    of(rules)  # refuses what is not a registered game's
+    return rules
+
+
 def load(path: str) -> Any:
     """The object a ``"module:attribute"`` path names, its module imported now."""
     module, _, attribute = path.partition(":")
