@@ -101,6 +101,12 @@ def spelled_out() -> str:
     return " or ".join(filter(None, [", ".join(quoted[:-1]), quoted[-1]]))
 
 
+def env_ids() -> dict[str, str]:
+    """Gymnasium id -> game name, of every registered game that declares an id (``rummienv.envs.registration``
+    registers them, ``rummienv.make_vec`` accepts them)."""
+    return {entry.env_id: name for name, entry in _games().items() if entry.env_id}
+
+
 def played_with(rules_type: type) -> list[str]:
     """The games whose presets are ``rules_type``: those one engine plays, and whose positions it reads."""
     return [name for name, entry in _games().items() if isinstance(entry.rules, rules_type)]

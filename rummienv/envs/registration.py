@@ -11,13 +11,9 @@ import gymnasium as gym
 
 from rummienv import games
 from rummienv.envs.vector import vector_entry_point
+from rummienv.games import env_ids
 
 GENERIC_ENV = "rummienv.envs.base:RummyEnv"  # a game with no env class of its own gets the shared one
-
-
-def env_ids() -> dict[str, str]:
-    """Gymnasium id -> game name, of every registered game that declares an id."""
-    return {info.env_id: name for name in games.names() if (info := games.info(name)).env_id}
 
 
 def register_envs() -> None:

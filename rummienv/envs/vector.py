@@ -15,6 +15,8 @@ from typing import Any
 import gymnasium as gym
 from gymnasium.vector import AutoresetMode
 
+from rummienv.games import env_ids
+
 VECTOR_MODES = ("sync", "async")
 
 
@@ -26,8 +28,6 @@ def make_vec(env_id: str, num_envs: int = 1, vectorization_mode: str = "sync",
     the vector env as in Gymnasium (an ``autoreset_mode`` given there wins); other keyword arguments go to
     each env, e.g. ``num_players`` or ``opponents``.
     """
-    from rummienv.envs.registration import env_ids
-
     if env_id not in env_ids():
         raise ValueError(f"env_id must be one of {sorted(env_ids())}, got {env_id!r}")
     if vectorization_mode not in VECTOR_MODES:
