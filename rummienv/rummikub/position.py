@@ -1,4 +1,4 @@
-"""JSON positions of the Rummikub games: write one, and read one back with full checks.
+"""JSON positions of the Rummikub games read back, with full checks (``describe`` writes them).
 
 A position is how people, tests and the solver CLI talk about a game: it must
 round-trip exactly, and a position that cannot occur under the rules is refused
@@ -7,7 +7,6 @@ with a message that says what is wrong rather than played on.
 
 from __future__ import annotations
 
-import dataclasses
 from fractions import Fraction
 from typing import Any
 
@@ -15,7 +14,7 @@ import numpy as np
 
 from rummienv import games
 from rummienv.errors import PositionError
-from rummienv.rules import PRESETS, RummikubRules, make_rules
+from rummienv.rules import RummikubRules, make_rules
 from rummienv.rummikub.sets import describe_invalid, set_kind, set_numbers
 from rummienv.rummikub.state import RummikubGame, RummikubState, full_set
 from rummienv.tiles import JOKER, NUM_TYPES, counts_of, number_of, parse_tiles, tile_name, tiles_of
@@ -24,40 +23,6 @@ from rummienv.wording import counted
 _KEYS = {"game", "racks", "table", "pool", "opened", "plays", "current_player", "staged", "passes", "round",
          "totals", "rounds_won", "rules", "whole_game", "seed", "swapped",
          "over", "round_scores"}
-
-
-def _names(indices) -> list[str]:
-    return [tile_name(int(t)) for t in indices]
-
-
-def _set_to_json(kind: str, pieces: tuple[int, ...]) -> list[str] | dict[str, list[str]]:
-    """A set is a plain list where its kind is the default reading, else ``{"run": [...]}``."""
-    return _names(pieces) if set_kind(pieces) == kind else {kind: _names(pieces)}
-
-
-def to_dict(state: RummikubState) -> dict[str, Any]:
-    preset = PRESETS[state.rules.game]
-    rules = {k: v for k, v in dataclasses.asdict(state.rules).items() if getattr(preset, k) != v}
-    return {
-        "game": state.rules.game,
-        "racks": [_names(tiles_of(r)) for r in state.racks],
-        "table": [_set_to_json(k, s) for k, s in state.table_sets],
-        "pool": _names(reversed(state.pool)),
-        "opened": [bool(o) for o in state.opened],
-        "plays": [int(n) for n in state.plays],
-        "current_player": state.turn_seat,
-        "staged": _names(tiles_of(state.staged)),
-        "swapped": _names(state.swapped),
-        "passes": state.passes,
-        "round": state.round,
-        "totals": [str(t) for t in state.totals],
-        "rounds_won": list(state.rounds_won),
-        "rules": rules,
-        "whole_game": state.game.whole_game,
-        "seed": state.seed,
-        "over": state.is_terminal(),
-        "round_scores": None if state.round_scores is None else [str(x) for x in state.round_scores],
-    }
 
 
 def load_state(position: dict[str, Any]) -> RummikubState:

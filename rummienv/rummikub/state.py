@@ -21,6 +21,7 @@ from rummienv.rules import RummikubRules
 from rummienv.rummikub import actions as A
 from rummienv.rummikub import observation as seat_knowledge
 from rummienv.rummikub import solver
+from rummienv.rummikub.describe import state_to_dict
 from rummienv.rummikub.sets import set_numbers
 from rummienv.rummikub.turn_memory import TurnMemory
 from rummienv.tiles import COPIES, JOKER, NUM_TYPES, NUMBERS, counts_text, number_of, tiles_of
@@ -510,9 +511,7 @@ class RummikubState(State):
         return seat_knowledge.encode(self, player)
 
     def to_dict(self) -> dict[str, Any]:
-        from rummienv.rummikub.position import to_dict  # position builds states: imported late
-
-        return to_dict(self)
+        return state_to_dict(self)
 
 
 class PendingSets:
