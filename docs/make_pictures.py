@@ -22,7 +22,7 @@ from browser import CHROMIUM, screenshot  # noqa: E402
 import rummienv  # noqa: E402, F401  (registers the ids)
 from agents.evaluate import evaluate  # noqa: E402
 from rummienv import replay  # noqa: E402
-from rummienv.replay_page import snapshots, write_page  # noqa: E402
+from rummienv.replay_page import write_page  # noqa: E402
 
 
 def env_frame(path: Path) -> None:
@@ -44,8 +44,8 @@ def page_screenshot(path: Path) -> None:
     with tempfile.TemporaryDirectory() as work:
         evaluate("rummikub", ["hold_back", "max_tiles"], 2, 1, seed=5, progress=False, replays=Path(work))
         record = replay.read(Path(work) / "deal00000-lineup00.json")
-        page = write_page(record, Path(work) / "game.html")
-        screenshot(f"{page.as_uri()}#step={2 * (len(snapshots(record)) - 1) // 3}", path)
+        page = write_page(record, replay.states(record), Path(work) / "game.html")
+        screenshot(f"{page.as_uri()}#step={2 * len(record['moves']) // 3}", path)
 
 
 if __name__ == "__main__":

@@ -2,7 +2,8 @@
 replay), each move in words and a slider, with no server and nothing fetched.
 
 Every state of the game is laid out here, in Python, as plain data (the same ``view`` the text and picture
-renders read, one per seat), so the page's script only draws: it holds no rules. Opening the page at
+renders read, one per seat), so the page's script only draws: it holds no rules. The states are handed in
+(``rummienv.replay.states``), so the page needs no more than the record and what it shows. Opening the page at
 ``#step=N`` steps forward N times from the deal, as the "next" button does.
 """
 
@@ -10,12 +11,13 @@ from __future__ import annotations
 
 import html
 import json
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from rummienv import replay
-from rummienv.core import TIMEOUT
+from rummienv.core import TIMEOUT, State
 from rummienv.play_text import display
+from rummienv.replay_record import given_seed
 
 
 def _snapshot(record: dict[str, Any], state: Any, move: str) -> dict[str, Any]:
@@ -28,11 +30,11 @@ def _snapshot(record: dict[str, Any], state: Any, move: str) -> dict[str, Any]:
             "scores": [f"{x:+g}" for x in state.scores()] if over else None}
 
 
-def snapshots(record: dict[str, Any]) -> list[dict[str, Any]]:
-    """The deal and the state after every move, each with the move that led to it in words."""
-
+def snapshots(record: dict[str, Any], states: Iterable[State]) -> list[dict[str, Any]]:
+    """The deal and the state after every move (``states``: the record played again), each with the move that
+    led to it in words."""
     out, moves, said = [], record["moves"], "the deal"
-    for k, state in enumerate(replay.states(record)):
+    for k, state in enumerate(states):
         out.append(_snapshot(record, state, said))
         if k < len(moves):  # put the next move in words while its state is here
             move = moves[k]
@@ -40,17 +42,18 @@ def snapshots(record: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
-def page(record: dict[str, Any]) -> str:
-    """The HTML of the replay page."""
-    title = f"{record['game']} replay: {' vs '.join(record['agents'])} (seed {replay.given_seed(record)})"
-    data = json.dumps({"agents": record["agents"], "steps": snapshots(record)}, separators=(",", ":"))
+def page(record: dict[str, Any], states: Iterable[State]) -> str:
+    """The HTML of the replay page of ``record``, whose ``states`` are the deal and the state after every move."""
+    title = f"{record['game']} replay: {' vs '.join(record['agents'])} (seed {given_seed(record)})"
+    data = json.dumps({"agents": record["agents"], "steps": snapshots(record, states)}, separators=(",", ":"))
     return _TEMPLATE.replace("__TITLE__", html.escape(title)).replace("__DATA__", data.replace("</", "<\\/"))
 
 
-def write_page(record: dict[str, Any], path: str | Path) -> Path:
+def write_page(record: dict[str, Any], states: Iterable[State], path: str | Path) -> Path:
+    """Write the replay page (``page``) to ``path``, its folder made if need be."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(page(record), encoding="utf-8")
+    path.write_text(page(record, states), encoding="utf-8")
     return path
 
 

@@ -33,15 +33,17 @@ def staged_record(tmp_path):
 
 
 def test_the_page_marks_staged_pieces_and_shows_the_seed_given(staged_record):
-    hands = snapshots(staged_record)[-1]["hands"]
+    hands = snapshots(staged_record, replay.states(staged_record))[-1]["hands"]
     assert sorted(text for text, _, staged in hands[1] if staged) == ["3", "3"]
     assert not any(staged for *_, staged in hands[0])
-    assert "<title>rummikub replay: greedy vs max_tiles (seed 0)</title>" in page(staged_record)
+    title = "<title>rummikub replay: greedy vs max_tiles (seed 0)</title>"
+    assert title in page(staged_record, replay.states(staged_record))
 
 
 @needs_browser
 def test_the_browser_outlines_staged_pieces(tmp_path, staged_record):
-    dom, console = open_page(write_page(staged_record, tmp_path / "staged.html").as_uri() + "#step=2")
+    written = write_page(staged_record, replay.states(staged_record), tmp_path / "staged.html")
+    dom, console = open_page(written.as_uri() + "#step=2")
     assert console == [] and dom.count('class="piece staged"') == 2
 
 
@@ -55,8 +57,8 @@ def test_the_page_steps_through_the_game(tmp_path, game):
     agents = ["hold_back", "max_tiles"] if game == "rummikub" else ["value", "greedy"]
     evaluate(game, agents, 2, 1, seed=5, progress=False, replays=tmp_path)
     record = replay.read(tmp_path / "deal00000-lineup00.json")
-    page = write_page(record, tmp_path / "game.html")
-    steps = snapshots(record)
+    page = write_page(record, replay.states(record), tmp_path / "game.html")
+    steps = snapshots(record, replay.states(record))
     changed = next(k for k, step in enumerate(steps) if step["table"] != steps[0]["table"])
     last = len(steps) - 1
     shown = {}

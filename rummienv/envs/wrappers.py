@@ -8,7 +8,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from rummienv import replay
+from rummienv import replay_record
 from rummienv.errors import IllegalActionError
 
 
@@ -50,7 +50,7 @@ class IllegalActionPenalty(gym.Wrapper, gym.utils.RecordConstructorArgs):
 
 
 class RecordReplays(gym.Wrapper, gym.utils.RecordConstructorArgs):
-    """Write every episode's game, when it ends, as a replay (``rummienv.replay``) into ``folder``:
+    """Write every episode's game, when it ends, as a replay (``rummienv.replay_record``) into ``folder``:
     ``<name_prefix>-<episode>.json``, numbered from 0, with every seat's moves and who played each seat.
     ``python -m rummienv.replay`` draws one; ``rummienv.replay.states`` plays it again."""
 
@@ -70,7 +70,7 @@ class RecordReplays(gym.Wrapper, gym.utils.RecordConstructorArgs):
         obs, reward, terminated, truncated, info = self.env.step(action)
         if terminated or truncated:
             env = self.env.unwrapped
-            replay.write(self.folder / f"{self.name_prefix}-{self.episode:05d}.json", env.state, env.seat_names(),
-                         given_seed=self._given_seed)
+            path = self.folder / f"{self.name_prefix}-{self.episode:05d}.json"
+            replay_record.write(path, env.state, env.seat_names(), given_seed=self._given_seed)
             self.episode += 1
         return obs, reward, terminated, truncated, info
