@@ -58,14 +58,13 @@ from typing import Any
 import numpy as np
 from env_throughput import baseline_seats, play_out
 
-from rummienv import games
 from rummienv.core import TIMEOUT
 from rummienv.errors import IllegalActionError
-from rummienv.rules import RummikubRules, make_rules
+from rummienv.rules import RummikubRules, make_rules, played_with
 from rummienv.rummikub.mask_reference import reference_mask
 from rummienv.rummikub.state import RummikubGame, RummikubState
 
-GAMES = games.played_with(RummikubRules)  # the games the solver plays
+GAMES = played_with(RummikubRules)  # the games the solver plays
 PLAYS = ("random", "realistic")
 OPPONENTS = ("max_tiles", "hold_back")  # realistic play's other seats, one baseline per game in turn
 KINDS = ("opened, turn start", "opened, mid-turn", "opening, turn start", "opening, mid-turn")

@@ -20,11 +20,10 @@ import json
 
 from env_throughput import check_peer, gym_run, peer_rate, seconds
 
-from rummienv import games
-from rummienv.rules import RummikubRules
+from rummienv.rules import RummikubRules, played_with
 from rummienv.rummikub import turn_memory
 
-GAMES = games.played_with(RummikubRules)  # the games the solver plays
+GAMES = played_with(RummikubRules)  # the games the solver plays
 
 
 def measure(game: str, players: int, steps: int, seed: int) -> dict:

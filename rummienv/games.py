@@ -107,11 +107,6 @@ def env_ids() -> dict[str, str]:
     return {entry.env_id: name for name, entry in _games().items() if entry.env_id}
 
 
-def played_with(rules_type: type) -> list[str]:
-    """The games whose presets are ``rules_type``: those one engine plays, and whose positions it reads."""
-    return [name for name, entry in _games().items() if isinstance(entry.rules, rules_type)]
-
-
 def info(name: Any) -> GameInfo:
     """The registration of ``name``; a RulesError naming the games there are for anything else."""
     if isinstance(name, str) and name in _games():

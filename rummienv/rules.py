@@ -70,6 +70,11 @@ def remove_preset(game: str) -> None:
     _PRESETS.pop(game, None)
 
 
+def played_with(rules_type: type) -> list[str]:
+    """The games whose presets are ``rules_type``: those one engine plays, and whose positions it reads."""
+    return [name for name, preset in _PRESETS.items() if isinstance(preset, rules_type)]
+
+
 _RANGES: dict[str, tuple[float, float]] = {
     "jokers": (0, 4),
     "hand_size": (1, 20),

@@ -15,9 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from rummienv import games
 from rummienv.errors import PositionError
-from rummienv.rules import RummikubRules, make_rules
+from rummienv.rules import RummikubRules, make_rules, played_with
 from rummienv.rummikub import solver
 from rummienv.rummikub.sets import describe_invalid, set_kind, set_numbers
 from rummienv.tiles import JOKER, NUMBERS, counts_of, parse_tiles, tile_name, tiles_of
@@ -89,7 +88,7 @@ def solve(game: str, table: str, rack: str, opening: bool = False, objective: st
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m rummienv.solve", description=__doc__.splitlines()[0],
                                      epilog=POINTS)
-    parser.add_argument("--game", default="rummikub", choices=games.played_with(RummikubRules))
+    parser.add_argument("--game", default="rummikub", choices=played_with(RummikubRules))
     parser.add_argument("--table", default="", help="table tiles, flat or as sets separated by '|'")
     parser.add_argument("--rack", required=True, help="rack tiles, e.g. 'r4 r5 J k1'")
     parser.add_argument("--opening", action="store_true", help="the player has not opened (T4/K3 apply)")

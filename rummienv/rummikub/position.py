@@ -12,9 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from rummienv import games
 from rummienv.errors import PositionError
-from rummienv.rules import RummikubRules, make_rules
+from rummienv.rules import RummikubRules, make_rules, played_with
 from rummienv.rummikub.sets import describe_invalid, set_kind, set_numbers
 from rummienv.rummikub.state import RummikubGame, RummikubState, full_set
 from rummienv.tiles import JOKER, NUM_TYPES, counts_of, number_of, parse_tiles, tile_name, tiles_of
@@ -38,7 +37,7 @@ def load_state(position: dict[str, Any]) -> RummikubState:
     if unknown:
         raise PositionError(f"unknown position keys {sorted(unknown)}; allowed: {sorted(_KEYS)}")
     game_name = position.get("game")
-    editions = games.played_with(RummikubRules)
+    editions = played_with(RummikubRules)
     if game_name not in editions:
         raise PositionError(f"position game must be {' or '.join(map(repr, editions))}, got {game_name!r}")
     rules: RummikubRules = make_rules(game_name, position.get("rules") or None)

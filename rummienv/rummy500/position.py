@@ -26,10 +26,9 @@ from typing import Any
 
 import numpy as np
 
-from rummienv import games
 from rummienv.cards import ACE_LOW_VALUE, CARD_STRINGS, CARD_VALUES, NUM_CARDS, card_rank, card_suit, parse_card
 from rummienv.errors import NotationError, PositionError
-from rummienv.rules import Rummy500Rules, make_rules
+from rummienv.rules import Rummy500Rules, make_rules, played_with
 from rummienv.rummy500 import board as bd
 from rummienv.rummy500.actions import ACE_HIGH_POS, GROUP, KIND_NAMES, NUM_ACTIONS, RUN
 from rummienv.rummy500.kernels import usable
@@ -131,7 +130,7 @@ def load_state(position: dict[str, Any]) -> Rummy500State:
         raise PositionError(
             f"position keys: missing {missing}, unknown {unknown}; allowed: {list(_REQUIRED + _OPTIONAL)}"
         )
-    game_name, own = position["game"], games.played_with(Rummy500Rules)
+    game_name, own = position["game"], played_with(Rummy500Rules)
     if game_name not in own:
         raise PositionError(f"position is for game {game_name!r}, not {' or '.join(map(repr, own))}")
     overrides = position.get("rules", {})
