@@ -10,15 +10,19 @@ cancels in the comparison. Games run on the state machines
 directly (no Gymnasium) and each agent sees only its own seat's observation,
 mask and view (``agents.base.make_move``).
 
-    python -m agents.evaluate --game rummikub --players 2 --agents max_tiles greedy --games 100 --seed 0
-    python -m agents.evaluate --game rummy500 --agents value greedy --games 10 --matches 0 --replays replays/
+    python -m agents.evaluate --game rummikub --players 2 --agents max_tiles greedy --deals 100 --seed 0
+    python -m agents.evaluate --game rummy500 --agents value greedy --deals 10 --matches 0 --replays replays/
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import os
 import sys
+import tempfile
+import time
 from collections.abc import Callable, Iterator, Sequence
 from itertools import combinations, permutations
 from pathlib import Path
@@ -107,14 +111,87 @@ def play_lineups(engine: Game, table: Sequence[tuple[int, ...]], seat_agent: Cal
                "winners": state.winners()}
 
 
-def evaluate(game: Any, agents: Sequence[Any], num_players: int, games: int, seed: int, *, matches: int = 0,
-             rules: dict[str, Any] | str | None = None, progress: bool = True, resamples: int = 2000,
+def plural(count: int, word: str, many: str | None = None) -> str:
+    """``1 deal``, ``2,000 deals``: a count as a reader says it, never ``1 deals``."""
+    return f"{count:,} {word if count == 1 else many or word + 's'}"
+
+
+def duration(seconds: float) -> str:
+    """A time left, rounded as far as an estimate from a few games deserves."""
+    if seconds < 90:
+        return f"{max(1, round(seconds))} s"
+    if seconds < 90 * 60:
+        return f"{round(seconds / 60)} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+ROUND, WHOLE_GAME = "round", "whole game"  # the kinds of game a run plays, timed apart: a whole game is many rounds
+SAMPLE_SECONDS = 2.0  # a kind's games are timed this long (and at least one game per worker) before its estimate
+
+
+class Progress:
+    """A run's bar on stderr, counted in games, and its estimate of the time left once the first games are timed.
+
+    A game's time depends on its agents, the game and the machine, so no table of costs could say it: the
+    estimate is each kind's measured seconds per game so far times its games left, shared among the workers.
+    Each worker's first add of a kind is left out of the timing: it pays for first calls (a Rummikub round
+    between bots: 0.2 s against 0.03 s for those after it). Rounds come before whole games, which last several
+    rounds, so whole games are estimated only when their first ones have been timed, in a second line; till
+    then the first one says they are not counted.
+    """
+
+    def __init__(self, desc: str, counts: dict[str, int], workers: int = 1, enabled: bool = True) -> None:
+        self.desc, self.workers, self.enabled = desc, workers, enabled
+        self.left = {kind: count for kind, count in counts.items() if count}
+        self.played = dict.fromkeys(self.left, 0)
+        self.seconds = dict.fromkeys(self.left, 0.0)
+        self.warmed = dict.fromkeys(self.left, 0)
+        self.timed: set[str] = set()
+        self.bar = tqdm(total=sum(self.left.values()), desc=desc, unit="game", disable=not enabled, file=sys.stderr)
+
+    def __enter__(self) -> Progress:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.bar.close()
+
+    def add(self, kind: str, seconds: float, games: int = 1) -> None:
+        """Count ``games`` of ``kind`` that took ``seconds`` of one worker's time; the first time a kind has been
+        timed long enough, print the estimate."""
+        self.left[kind] -= games
+        self.bar.update(games)
+        if self.warmed[kind] < self.workers:
+            self.warmed[kind] += 1
+            return
+        self.played[kind] += games
+        self.seconds[kind] += seconds
+        if kind not in self.timed and self.played[kind] >= self.workers and self.seconds[kind] >= SAMPLE_SECONDS:
+            self.timed.add(kind)
+            if self.left[kind] and self.enabled:
+                self.bar.write(f"{self.desc}: {self.estimate()}", file=sys.stderr)
+
+    def estimate(self) -> str:
+        """``about 12 min on 2 workers: 4,000 rounds``, naming any kind left that is not timed yet."""
+        timed = [kind for kind in self.left if kind in self.timed and self.left[kind]]
+        untimed = [kind for kind in self.left if kind not in self.timed and self.left[kind]]
+        seconds = sum(self.seconds[k] / self.played[k] * self.left[k] for k in timed) / self.workers
+        text = f"about {duration(seconds)} on {plural(self.workers, 'worker')}: " \
+               + " and ".join(plural(self.left[kind], kind) for kind in timed)
+        if untimed:
+            text += "; " + " and ".join(plural(self.left[kind], kind) for kind in untimed) + " not timed yet"
+        return text
+
+
+def evaluate(game: Any, agents: Sequence[Any], num_players: int, deals: int, seed: int, *, matches: int = 0,
+             rules: dict[str, Any] | str | None = None, progress: bool | Progress = True, resamples: int = 2000,
              replays: Path | None = None) -> dict[str, Any]:
-    """Play ``games`` duplicate deals of one round and ``matches`` of whole games among ``agents`` (specs or
+    """Play ``deals`` duplicate deals of one round and ``matches`` of whole games among ``agents`` (specs or
     objects) and summarise per agent (``summarise``).
 
     Each deal is played once per lineup (see ``lineups``), so two agents at a
-    two-seat table play ``2 * games`` rounds and ``2 * matches`` whole games.
+    two-seat table play ``2 * deals`` rounds and ``2 * matches`` whole games.
+    ``progress``: whether to show a bar and an estimate, or the ``Progress`` of
+    a longer run this evaluation is part of.
     The same arguments give the same results: deals, agents' seeds and the
     bootstrap all come from ``seed``.
     """
@@ -129,23 +206,34 @@ def evaluate(game: Any, agents: Sequence[Any], num_players: int, games: int, see
     labels = labels_of(agents)
     table = lineups(len(agents), num_players)
     made: dict[tuple[int, int], Agent] = {}
+    making = 0.0  # seconds spent making the agents: once a run (a network's file loads), so no game's time
 
     def seat_agent(index: int, seat: int) -> Agent:
+        nonlocal making
         if (index, seat) not in made:
+            started = time.perf_counter()
             agent_seed = int(np.random.default_rng([seed, index, seat]).integers(2**62))
             made[index, seat] = make_agent(agents[index], game_rules, num_players, seed=agent_seed)
+            making += time.perf_counter() - started
         return made[index, seat]
 
+    def game_clock() -> float:
+        return time.perf_counter() - making
+
     played: dict[bool, list[dict[str, Any]]] = {}
-    with tqdm(total=(games + matches) * len(table), desc=f"{game_rules.game} {num_players}p", disable=not progress,
-              file=sys.stderr) as bar:
-        for whole_game, count in ((False, games), (True, matches)):
+    with contextlib.ExitStack() as stack:
+        if not isinstance(progress, Progress):
+            progress = stack.enter_context(Progress(f"{game_rules.game} {num_players}p", {
+                ROUND: deals * len(table), WHOLE_GAME: matches * len(table)}, enabled=progress))
+        for whole_game, count in ((False, deals), (True, matches)):
             engine = new_game(game_rules, num_players, whole_game)
             played[whole_game] = []
             for deal, deal_seed in enumerate(deal_seeds(seed, count, whole_game)):
+                started = game_clock()
                 for record in play_lineups(engine, table, seat_agent, labels, deal, deal_seed, replays):
                     played[whole_game].append(record)
-                    bar.update()
+                    progress.add(WHOLE_GAME if whole_game else ROUND, game_clock() - started)
+                    started = game_clock()
     return summarise(played[False], labels, game_rules.game, num_players, seed, resamples, matches=played[True])
 
 
@@ -256,10 +344,10 @@ def columns(result: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
 
 def describe(result: dict[str, Any]) -> str:
     """What was played: game, seats, seed, and the deals of single rounds and of whole games."""
-    text = f"{result['game']}, {result['players']} players, seed {result['seed']}: {result['deals']} duplicate deals " \
-           "of one round"
+    text = f"{result['game']}, {result['players']} players, seed {result['seed']}: " \
+           f"{plural(result['deals'], 'duplicate deal')} of one round"
     if "matches" in result:
-        text += f" and {result['matches']['deals']} of whole games"
+        text += f" and {plural(result['matches']['deals'], 'deal')} of whole games"
     return text + ", each played once per lineup (every seating order)"
 
 
@@ -306,6 +394,44 @@ def whole_number(lo: int, hi: int | None = None) -> Callable[[str], int]:
     return parse
 
 
+def output_problem(path: Path, folder: bool = False) -> str | None:
+    """Why a command could not write the file ``path`` (or the ``folder`` it fills), or None.
+
+    The folder is made and a scratch file written in it, since a read-only place or a file where a folder
+    should be shows only on trying, and a command that found it out when it wrote would have played for nothing.
+    """
+    where = path if folder else path.parent
+    if path.exists() and path.is_dir() != folder:
+        return "it is a folder" if path.is_dir() else "it is a file"
+    in_the_way = next((p for p in (where, *where.parents) if p.exists() and not p.is_dir()), None)
+    if in_the_way is not None:
+        return f"{str(in_the_way)!r} is a file"
+    if not folder and not where.is_dir():
+        return f"folder {str(where)!r} does not exist"
+    try:
+        where.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=where):
+            pass
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    if not folder and path.exists() and not os.access(path, os.W_OK):
+        return "it is read-only"
+    return None
+
+
+def check_output(parser: argparse.ArgumentParser, option: str, path: Path, folder: bool = False,
+                 wants: str | None = None) -> None:
+    """An argparse error naming ``path`` and what to do, if the command could not write it (``output_problem``).
+
+    ``wants``: what ``option`` takes, where ``path`` is a file the command puts into that folder.
+    """
+    problem = output_problem(path, folder)
+    if problem:
+        what = "folder" if folder else "file"
+        parser.error(f"argument {option}: cannot write the {what} {str(path)!r} ({problem}); "
+                     f"give {option} {wants or 'a ' + what} you can write to")
+
+
 def check_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     """Refuse, before any game is played, rules, agents or an output the evaluation could not use.
 
@@ -321,10 +447,10 @@ def check_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -
             make_agent(spec, rules, args.players)
         except ValueError as exc:
             parser.error(f"argument --agents: {exc}")
-    if args.json and not args.json.parent.is_dir():
-        parser.error(f"argument --json: folder {str(args.json.parent)!r} does not exist")
-    if args.replays and args.replays.exists() and not args.replays.is_dir():
-        parser.error(f"argument --replays: {str(args.replays)!r} is a file, not a folder")
+    if args.json:
+        check_output(parser, "--json", args.json)
+    if args.replays:
+        check_output(parser, "--replays", args.replays, folder=True)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -332,20 +458,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--game", required=True, choices=games.names())
     parser.add_argument("--players", type=whole_number(2, 4), default=2, help="seats at the table, 2 to 4")
     parser.add_argument("--agents", nargs="+", required=True, help="baseline names or checkpoint paths")
-    parser.add_argument("--games", type=whole_number(1), default=100,
-                        help="deals of one round; each is played once per lineup")
+    parser.add_argument("--deals", type=whole_number(1), default=100,
+                        help="deals of one round (default: 100); each deal is played once per lineup, a game "
+                             "each (--games is an older name for it)")
+    parser.add_argument("--games", type=whole_number(1), dest="deals", help=argparse.SUPPRESS)
     parser.add_argument("--matches", type=whole_number(0),
-                        help="deals of whole games (T11, K10, F12), each played once per lineup (default: --games)")
+                        help="deals of whole games (T11, K10, F12), each played once per lineup (default: --deals)")
     parser.add_argument("--seed", type=whole_number(0), default=0)
     parser.add_argument("--rules", help="YAML file of rules overrides")
     parser.add_argument("--json", type=Path, help="also write the results (with every game) here")
     parser.add_argument("--replays", type=Path, help="also write every game's replay into this folder")
-    parser.add_argument("--no-progress", action="store_true")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar and no time estimate")
     args = parser.parse_args(argv)
     check_arguments(parser, args)
     try:
-        result = evaluate(args.game, args.agents, args.players, args.games, args.seed, rules=args.rules,
-                          matches=args.games if args.matches is None else args.matches,
+        result = evaluate(args.game, args.agents, args.players, args.deals, args.seed, rules=args.rules,
+                          matches=args.deals if args.matches is None else args.matches,
                           progress=not args.no_progress, replays=args.replays)
     except ValueError as exc:
         parser.exit(2, f"error: {exc}\n")

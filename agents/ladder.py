@@ -35,9 +35,20 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from tqdm import tqdm
 
-from agents.evaluate import deal_seeds, lineups, new_game, play_lineups, summarise, whole_number
+from agents.evaluate import (
+    ROUND,
+    WHOLE_GAME,
+    Progress,
+    check_output,
+    deal_seeds,
+    lineups,
+    new_game,
+    play_lineups,
+    plural,
+    summarise,
+    whole_number,
+)
 from agents.ladder_cache import Cache, identity
 from agents.ladder_report import chart, markdown
 from agents.registry import TRAINED, baseline_names, make_agent
@@ -103,25 +114,37 @@ def play_unit(job: Job) -> list[dict[str, Any]]:
                              seat_agent, unit.table, unit.deal, deal_seed))
 
 
-def _one_thread() -> None:
-    """A worker process uses one core: torch would otherwise start a thread per core in every worker."""
+def _start_worker(rules: Rules, players: int, specs: Sequence[str]) -> None:
+    """A worker process uses one core: torch would otherwise start a thread per core in every worker.
+
+    It makes each agent once, so that imports and first loads (torch, a network's file) happen here and not in
+    its first units, whose times the estimate of the time left is made from.
+    """
     os.environ["OMP_NUM_THREADS"] = "1"
+    for spec in specs:
+        make_agent(spec, rules, players, seed=0)
     if "torch" in sys.modules:
         sys.modules["torch"].set_num_threads(1)
 
 
-def _play_indexed(item: tuple[int, Job]) -> tuple[int, list[dict[str, Any]]]:
-    return item[0], play_unit(item[1])
+def _play_indexed(item: tuple[int, Job]) -> tuple[int, list[dict[str, Any]], float]:
+    """A job's index, games and the seconds they took in the worker (for the estimate, free of the pool's start)."""
+    started = time.perf_counter()
+    records = play_unit(item[1])
+    return item[0], records, time.perf_counter() - started
 
 
-def play_all(jobs: Sequence[Job], workers: int) -> Iterator[tuple[int, list[dict[str, Any]]]]:
-    """Each job's index and games as they finish: in this process for one worker, else in a pool of them."""
+def play_all(jobs: Sequence[Job], workers: int) -> Iterator[tuple[int, list[dict[str, Any]], float]]:
+    """Each job's index, games and seconds as they finish: in this process for one worker, else in a pool."""
     if workers == 1 or len(jobs) <= 1:
         for item in enumerate(jobs):
             yield _play_indexed(item)
         return
     context = multiprocessing.get_context("spawn")  # forking a process that has loaded torch can hang
-    with context.Pool(min(workers, len(jobs)), initializer=_one_thread) as pool:
+    first = jobs[0]
+    specs = sorted({spec for job in jobs for spec in job.unit.table})
+    with context.Pool(min(workers, len(jobs)), initializer=_start_worker,
+                      initargs=(first.rules, first.players, specs)) as pool:
         yield from pool.imap_unordered(_play_indexed, enumerate(jobs))
 
 
@@ -142,13 +165,15 @@ def ladder(game: str, specs: Sequence[str], players: int, deals: int, matches: i
     folders = {unit: cache.folder([identities[s] for s in unit.table], unit.whole_game) for unit in units}
     found = {unit: cache.load(folders[unit], unit.deal) for unit in units}
     todo = [Job(game_rules, players, seed, unit) for unit in units if found[unit] is None]
-    with tqdm(total=len(todo), desc=f"ladder {game} {players}p", unit="deal", disable=not progress,
-              file=sys.stderr) as bar:
-        for index, records in play_all(todo, workers):
+    per_unit = len(lineups(players, players))
+    counts = {kind: per_unit * sum(job.unit.whole_game == (kind == WHOLE_GAME) for job in todo)
+              for kind in (ROUND, WHOLE_GAME)}
+    with Progress(f"ladder {game} {players}p", counts, min(workers, max(1, len(todo))), enabled=progress) as bar:
+        for index, records, seconds in play_all(todo, workers):
             unit = todo[index].unit
             cache.store(folders[unit], unit.deal, records)
             found[unit] = records
-            bar.update()
+            bar.add(WHOLE_GAME if unit.whole_game else ROUND, seconds, len(records))
     rounds = [record for unit in units if not unit.whole_game for record in found[unit]]
     whole = [record for unit in units if unit.whole_game for record in found[unit]]
     result = summarise(rounds, list(specs), game, players, seed, matches=whole)
@@ -157,6 +182,9 @@ def ladder(game: str, specs: Sequence[str], players: int, deals: int, matches: i
     result["run"] = {"games_played": played, "games_cached": len(rounds) + len(whole) - played,
                      "workers": workers, "seconds": round(time.perf_counter() - started, 1)}
     return result
+
+
+OUTPUTS = ("ladder.json", "ladder.md", "ladder.png")  # written into --out beside the cache
 
 
 def check_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -> list[str]:
@@ -183,8 +211,10 @@ def check_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -
     if len(specs) < max(2, args.players):
         parser.error(f"argument --agents: a ladder at {args.players} seats needs at least {max(2, args.players)} "
                      f"agents, got {len(specs)}: {', '.join(specs)}")
-    if args.out.exists() and not args.out.is_dir():
-        parser.error(f"argument --out: {str(args.out)!r} is a file, not a folder")
+    check_output(parser, "--out", args.out, folder=True)
+    check_output(parser, "--out", args.out / "cache", folder=True)
+    for name in OUTPUTS:
+        check_output(parser, "--out", args.out / name, wants="a folder")
     return specs
 
 
@@ -196,7 +226,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--add", action="append", default=[], metavar="SPEC",
                         help="another agent: a checkpoint path or an importable module:Class (repeatable)")
     parser.add_argument("--deals", type=whole_number(1), default=20,
-                        help="deals of one round per table; each is played once per lineup")
+                        help="deals of one round per table (default: 20); each deal is played once per lineup, a "
+                             "game each")
     parser.add_argument("--matches", type=whole_number(0),
                         help="deals of whole games (T11, K10, F12) per table (default: --deals)")
     parser.add_argument("--seed", type=whole_number(0), default=0)
@@ -204,7 +235,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, help="folder for the results and the cache (default: ladder/<game>_<N>p)")
     parser.add_argument("--workers", type=whole_number(1), default=os.cpu_count() or 1,
                         help="worker processes (default: one per core); the results do not depend on it")
-    parser.add_argument("--no-progress", action="store_true")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar and no time estimate")
     args = parser.parse_args(argv)
     args.out = args.out or Path("ladder") / f"{args.game}_{args.players}p"
     specs = check_arguments(parser, args)
@@ -212,14 +243,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                     args.seed, args.out, rules=args.rules, workers=args.workers, progress=not args.no_progress)
     result["run"]["command"] = shlex.join(["python", "-m", "agents.ladder",
                                            *(sys.argv[1:] if argv is None else argv)])
+    json_file, table_file, chart_file = (args.out / name for name in OUTPUTS)
     args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "ladder.json").write_text(json.dumps(result, indent=1))
+    json_file.write_text(json.dumps(result, indent=1))
     table = markdown(result)
-    (args.out / "ladder.md").write_text(table)
+    table_file.write_text(table)
     print(table)
     run = result["run"]
-    print(f"{run['games_played']} games played, {run['games_cached']} from the cache, {run['seconds']} s with "
-          f"{run['workers']} workers; {chart(result, args.out / 'ladder.png')}", file=sys.stderr)
+    print(f"{plural(run['games_played'], 'game')} played, {run['games_cached']:,} from the cache, {run['seconds']} s "
+          f"with {plural(run['workers'], 'worker')}; {chart(result, chart_file)}", file=sys.stderr)
     return 0
 
 

@@ -18,7 +18,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from agents.evaluate import evaluate, whole_number
+from agents.evaluate import ROUND, WHOLE_GAME, Progress, evaluate, lineups, whole_number
 from agents.registry import TRAINED, bot_names
 from agents.stats import MARGIN_METHOD
 from agents.trained import shipped, shipped_path, training_facts
@@ -38,11 +38,23 @@ def matches(game: str, num_players: int) -> list[list[str]]:
     return [[TRAINED, *others]]
 
 
-def measure(stem: str, deals: int, progress: bool, whole_games: int | None = None) -> list[dict[str, Any]]:
+def table_size(stem: str) -> tuple[str, int]:
+    """A shipped agent's game and seats: ``rummikub_2p`` is Rummikub at two."""
+    game, players = stem.rsplit("_", 1)
+    return game, int(players.rstrip("p"))
+
+
+def games_to_play(stems: Sequence[str], deals: int, whole_games: int) -> dict[str, int]:
+    """The rounds and whole games ``measure`` plays for ``stems``: each deal once per lineup of each line-up."""
+    tables = sum(len(lineups(len(lineup), players)) for game, players in map(table_size, stems)
+                 for lineup in matches(game, players))
+    return {ROUND: deals * tables, WHOLE_GAME: whole_games * tables}
+
+
+def measure(stem: str, deals: int, progress: bool | Progress, whole_games: int | None = None) -> list[dict[str, Any]]:
     """One row per line-up for the shipped agent ``stem`` (``rummikub_2p``): ``deals`` deals of one round and
     ``whole_games`` (default: as many) of whole games."""
-    game, players = stem.rsplit("_", 1)
-    num_players = int(players.rstrip("p"))
+    game, num_players = table_size(stem)
     facts = training_facts(shipped_path(game, num_players))
     rows = []
     for lineup in matches(game, num_players):
@@ -87,14 +99,17 @@ def markdown(rows: list[dict[str, Any]]) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m agents.results", description=__doc__.split("\n\n")[0])
     parser.add_argument("--deals", type=whole_number(1), default=2000,
-                        help="duplicate deals of one round per line-up")
+                        help="duplicate deals of one round per line-up (default: 2000); each deal is played once "
+                             "per seating order, a game each")
     parser.add_argument("--matches", type=whole_number(0),
                         help="duplicate deals of whole games per line-up (default: --deals)")
     parser.add_argument("--agents", nargs="+", choices=shipped(), default=shipped(),
                         help="shipped agents to measure (default: all)")
-    parser.add_argument("--no-progress", action="store_true")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar and no time estimate")
     args = parser.parse_args(argv)
-    rows = [row for stem in args.agents for row in measure(stem, args.deals, not args.no_progress, args.matches)]
+    whole_games = args.deals if args.matches is None else args.matches
+    with Progress("results", games_to_play(args.agents, args.deals, whole_games), enabled=not args.no_progress) as bar:
+        rows = [row for stem in args.agents for row in measure(stem, args.deals, bar, whole_games)]
     print(markdown(rows))
     return 0
 

@@ -172,7 +172,7 @@ def test_evaluate_plays_rummikub_and_self_play():
 def test_evaluate_command_prints_a_table_and_writes_json(tmp_path):
     out = tmp_path / "result.json"
     cmd = [sys.executable, "-m", "agents.evaluate", "--game", "rummy500", "--players", "2",
-           "--agents", "value", "greedy", "--games", "3", "--seed", "0", "--json", str(out)]
+           "--agents", "value", "greedy", "--deals", "3", "--seed", "0", "--json", str(out)]
     run = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr
     assert "value" in run.stdout and "95% CI" in run.stdout
@@ -190,7 +190,7 @@ def test_evaluate_command_prints_a_table_and_writes_json(tmp_path):
 
 def test_evaluate_command_rejects_unknown_agents():
     run = subprocess.run([sys.executable, "-m", "agents.evaluate", "--game", "rummy500", "--agents", "value",
-                          "nobody", "--games", "1", "--no-progress"], capture_output=True, text=True, timeout=300)
+                          "nobody", "--deals", "1", "--no-progress"], capture_output=True, text=True, timeout=300)
     assert run.returncode == 2 and "unknown agent 'nobody'" in run.stderr and "value_hold" in run.stderr
 
 
@@ -203,7 +203,9 @@ def test_evaluate_command_rejects_unknown_agents():
     (["--seed", "-1"], "argument --seed: must be a whole number of at least 0, got -1"),
     (["--agents", "value", "missing.pt"], "argument --agents: checkpoint 'missing.pt' does not exist"),
     (["--rules", "missing.yaml"], "argument --rules: rules file 'missing.yaml' does not exist"),
-    (["--json", "no/such/folder/out.json"], "argument --json: folder 'no/such/folder' does not exist"),
+    (["--deals", "0"], "argument --deals: must be a whole number of at least 1, got 0"),
+    (["--json", "no/such/folder/out.json"], "argument --json: cannot write the file 'no/such/folder/out.json' "
+                                            "(folder 'no/such/folder' does not exist); give --json a file"),
 ])
 def test_evaluate_command_refuses_bad_arguments_before_any_game(args, message, monkeypatch, capsys):
     import agents.evaluate as command
