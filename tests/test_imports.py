@@ -29,8 +29,11 @@ cycle of layers even when no two modules import each other.
 from __future__ import annotations
 
 import ast
+import dataclasses
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
+
+from rummienv import games
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCES = ("rummienv", "agents", "train.py")
@@ -210,6 +213,22 @@ def test_no_two_subpackages_import_each_other() -> None:
                                    lambda cycle: not subpackages.isdisjoint(cycle))
     assert not new, "import cycles between subpackages:\n" + "\n".join(new)
     assert not stale, f"no longer cycles, drop them from KNOWN_SUBPACKAGE_CYCLES: {stale}"
+
+
+def test_the_registry_names_the_env_layer_only_where_its_docstring_says() -> None:
+    """The registry's paths are arrows the graph cannot see: GameInfo's docstring says which point up."""
+    up = {"text", "picture", "env"}
+    for name in games.names():
+        info = games.info(name)
+        if not info.game.startswith("rummienv."):
+            continue  # a game another package declares
+        for field in dataclasses.fields(info):
+            value = getattr(info, field.name)
+            if field.name in ("name", "title", "rules", "family", "deal", "env_id") or value is None:
+                continue
+            module = value.partition(":")[0]
+            floor = "rummienv.envs." if field.name in up else f"rummienv.{info.family}."
+            assert module.startswith(floor), f"{name}: {field.name} = {value!r} is not under {floor}"
 
 
 def test_the_arrows_follow_the_rule(tmp_path: Path) -> None:
