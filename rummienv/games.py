@@ -38,11 +38,12 @@ class GameInfo:
     replay page's pieces (``rummienv.play_text``; None: neither); ``whole_turns``, the Game of the
     whole-turn action mode, if the game has one; ``env``, the Gymnasium env class registered as ``env_id``.
 
-    The paths are arrows of the import graph that no import statement shows. ``game``, ``load_state``,
-    ``display`` and ``whole_turns`` point down, to the game's own package; ``text``, ``picture`` and ``env``
-    point up, to the env layer (``rummienv.envs``), and only they may: the registry keeps them and never
-    loads them, the env layer (``envs.games``, ``envs.registration``) and the replay drawing above it do, so
-    they close no cycle (tests/test_imports.py checks which fields point up).
+    The paths are arrows of the import graph that no import statement shows (docs/contract.md's layers).
+    ``game``, ``load_state``, ``display`` and ``whole_turns`` name the game's own package, the layer the
+    registry stands on; ``text``, ``picture`` and ``env`` name the env layer (``rummienv.envs``), which stands
+    on the registry, and only they may: the registry keeps them and never loads them, the env layer
+    (``envs.games``, ``envs.registration``) and the replay drawing do, so they close no cycle
+    (tests/test_imports.py checks which fields name the env layer).
     """
 
     name: str

@@ -19,7 +19,8 @@ The rule for an arrow (an edge from the importing module to a project module):
   inside a module `rummienv/__init__` imports), since that arrow is a real one.
 
 The registry's `"module:attribute"` strings (`rummienv.games`) are not arrows here: they are declared,
-and the modules above the registry that they name are listed, in that one place.
+and those naming the env layer above the registry are listed, in that one place (`GameInfo`); a test
+below holds the registry to that list.
 
 Besides module cycles, each subpackage (`rummienv.envs`, `rummienv.rummikub` ...) is checked as one
 node, since the layers are packages: the env layer importing a module that imports the env layer is a
@@ -44,7 +45,7 @@ KNOWN_CYCLES: dict[frozenset[str], str] = {
 }
 KNOWN_SUBPACKAGE_CYCLES: dict[frozenset[str], str] = {
     frozenset({"rummienv.envs", "rummienv.rummikub"}):
-        "rummikub.display borrows envs.render.staged_marks; the display modules move down in their own change",
+        "rummikub.display borrows envs.render.staged_marks; the display modules move to their layer in another change",
 }
 
 
