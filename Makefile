@@ -4,7 +4,8 @@ PY ?= python3
 # where pip looks for torch; empty: pip's own settings. Where those would fetch the
 # CUDA build: make test TORCH_INDEX=https://download.pytorch.org/whl/cpu
 TORCH_INDEX ?=
-# extra arguments for train.py: make train ARGS=--resume (or --overwrite)
+# what make train trains, and extra arguments for train.py: make train ARGS=--resume (or --overwrite)
+CONFIG ?= configs/rummikub_2p.yaml
 ARGS ?=
 VENV := .venv
 BIN := $(VENV)/bin
@@ -25,8 +26,9 @@ $(STAMP): pyproject.toml
 test: $(STAMP)
 	$(BIN)/python -m pytest tests
 
+# train.py prints the make form of its resume hint: it learns here how it was started, and with which CONFIG
 train: $(STAMP)
-	$(BIN)/python train.py --config configs/rummikub_2p.yaml $(ARGS)
+	RUMMIENV_MAKE_CONFIG='$(if $(filter file,$(origin CONFIG)),,$(CONFIG))' $(BIN)/python train.py --config $(CONFIG) $(ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check rummienv agents tests benchmarks examples docs train.py

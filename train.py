@@ -13,19 +13,19 @@ run is the same for any number of workers.
     python train.py --config configs/rummikub_2p.yaml [--total-steps N] [--num-workers N] [--resume | --overwrite]
 
 Illegal actions are masked out of the logits both when acting and in the update.
-Ctrl-C (or SIGTERM) stops after the current update with a checkpoint; ``--resume``
-continues from the last checkpoint as if the run had never stopped. A run folder
+Ctrl-C (or SIGTERM) stops at the next safe point in any phase, with a checkpoint once there is
+something to keep (``agents.train_control``); ``--resume`` continues from the last checkpoint as if the
+run had never stopped. A run folder
 that already holds a checkpoint is only replaced with ``--overwrite``.
 """
 
 from __future__ import annotations
 
 import argparse
-import shlex
 import shutil
-import signal
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -41,7 +41,8 @@ from agents.ppo import ActorCritic, PolicyAgent
 from agents.rollout_workers import ChunkedSelfPlay, WorkerError, make_selfplay
 from agents.selfplay import OpponentPool, derive_seed, game_shape, make_game
 from agents.train_config import TrainConfig, from_dict, load_config, to_dict
-from agents.train_log import CsvLog, format_table, last_evaluation, plot_curves
+from agents.train_control import Stopped, StopRequest, command, estimate, ticker
+from agents.train_log import CsvLog, format_table, last_evaluation, plot_curves, read_rows
 from agents.whole_turn_policy import per_piece_agent
 
 RUNS_DIR = "runs"
@@ -62,37 +63,18 @@ def parse_args() -> argparse.Namespace:
     return parser.parse_args()
 
 
-def resume_command(args: argparse.Namespace) -> str:
-    """The command that continues this run: the same script, config and runs folder, with ``--resume``.
-
-    The step budget needs no repeating: an override is saved in the checkpoint's config.
-    """
-    words = ["python", sys.argv[0], "--config", args.config]
-    if args.runs_dir != RUNS_DIR:
-        words += ["--runs-dir", args.runs_dir]
-    return shlex.join([*words, "--resume"])
+def again(args: argparse.Namespace, flag: str | None) -> str:
+    """The command that runs this config again with ``flag`` (``--resume``, ``--overwrite``), as this run was
+    started; the step budget needs no repeating, since an override is saved in the checkpoint's config."""
+    return command(sys.argv[0], args.config, [flag] if flag else [], args.runs_dir == RUNS_DIR, args.runs_dir)
 
 
-class StopRequest:
-    """The first Ctrl-C or SIGTERM asks for a checkpoint and a clean exit; a second one stops at once."""
-
-    def __init__(self) -> None:
-        self.requested = False
-        signal.signal(signal.SIGINT, self._handle)
-        signal.signal(signal.SIGTERM, self._handle)
-
-    def _handle(self, signum: int, frame: Any) -> None:
-        if self.requested:
-            raise KeyboardInterrupt
-        self.requested = True
-        tqdm.write("stopping after this update (checkpoint first); signal again to stop at once")
-
-
-def evaluate_learner(net: ActorCritic, config: TrainConfig) -> list[dict[str, Any]]:
+def evaluate_learner(net: ActorCritic, config: TrainConfig, on_game: Callable[[], None]) -> list[dict[str, Any]]:
     """The learner against each baseline on the same fixed duplicate deals every time.
 
     The learner sits with ``num_players - 1`` copies of the baseline and plays every
-    seat of every deal (the agents package's evaluator rotates the seats).
+    seat of every deal (the agents package's evaluator rotates the seats); ``on_game``
+    follows each game.
     """
     from agents.evaluate import evaluate
     from rummienv.rules import make_rules
@@ -104,7 +86,7 @@ def evaluate_learner(net: ActorCritic, config: TrainConfig) -> list[dict[str, An
                                   config.whole_turns)
         report = evaluate(config.game, [learner] + [opponent] * (config.num_players - 1), config.num_players,
                           config.eval_deals, derive_seed(config.seed, 8), rules=config.rules or None,
-                          progress=False)
+                          progress=False, on_game=on_game)
         row = report["agents"]["learner"]
         results.append({"opponent": opponent, "games": row["games"], "win_rate": row["win_rate"],
                         "win_low": row["win_ci"][0], "win_high": row["win_ci"][1], "score": row["mean_score"],
@@ -154,15 +136,24 @@ class Reporter:
         self.eval_seconds = 0.0
         self.scores: dict[str, float] = {}  # the latest evaluation's score a round against each opponent
 
-    def evaluate(self, learner: Learner) -> None:
+    def evaluate(self, learner: Learner, stop: StopRequest) -> None:
+        """Evaluate against the baselines, with a bar of the games played; a stop request cuts it short."""
         started = time.time()
-        results = evaluate_learner(learner.net, self.config)
+        config = self.config
+        games = len(config.eval_opponents) * config.eval_deals * config.num_players
+        with tqdm(total=games, desc=f"evaluation at update {learner.update}", unit="game", leave=False,
+                  dynamic_ncols=True) as bar:
+            results = evaluate_learner(learner.net, config, ticker(bar, stop))
         self.eval_seconds = time.time() - started
         for r in results:
             self.evals.write({"update": learner.update, "global_step": learner.global_step, **r})
             self.writer.add_scalar(f"eval/win_rate_vs_{r['opponent']}", r["win_rate"], learner.global_step)
             self.writer.add_scalar(f"eval/score_vs_{r['opponent']}", r["score"], learner.global_step)
         self.scores = {r["opponent"]: r["score"] for r in results}
+
+    def evaluated(self, update: int) -> bool:
+        """Whether the log holds an evaluation at ``update`` (a stop may have cut the first one short)."""
+        return any(int(row["update"]) == update for row in read_rows(self.evals.path))
 
     def log_update(self, row: dict[str, Any], pool: OpponentPool) -> None:
         self.metrics.write(row)
@@ -193,8 +184,8 @@ def open_run(args: argparse.Namespace) -> tuple[TrainConfig, Path, dict | None]:
                  "agents/trained/rummikub_2p.pt, or a run's checkpoint.pt, such as make train leaves in runs/)")
     if resumed is None and (run_dir / "checkpoint.pt").exists():
         if not args.overwrite:
-            sys.exit(f"error: {run_dir} already holds a run; continue it with --resume, or start afresh with "
-                     "--overwrite, which replaces its checkpoint, curves and plot")
+            sys.exit(f"error: {run_dir} already holds a run; continue it with {again(args, '--resume')}, or "
+                     f"start afresh with {again(args, '--overwrite')}, which replaces its checkpoint, curves and plot")
         print(f"starting afresh in {run_dir}: its previous checkpoint, curves and plot are replaced")
         shutil.rmtree(run_dir / "tb", ignore_errors=True)  # else TensorBoard would mix the two runs
         for stale in ("checkpoint.pt", "curves.png"):  # the CSVs start afresh by themselves
@@ -246,56 +237,94 @@ def start_from(net: ActorCritic, config: TrainConfig) -> None:
     net.load_state_dict(data["model"])
 
 
-def warm_start(learner: Learner, reporter: Reporter) -> None:
-    """Clone a baseline so that rewards mean something from the first rollout."""
+def warm_start(learner: Learner, reporter: Reporter, stop: StopRequest) -> None:
+    """Clone a baseline so that rewards mean something from the first rollout, with a bar for the recording
+    and one for the fitting."""
     config = learner.config
     started = time.time()
-    data = record_teacher(learner.game, config.game, config.imitation_teacher, config.imitation_steps,
-                          config.reward, config.seed)
-    stats = behaviour_clone(learner.net, data, config.imitation_epochs, config.learning_rate,
-                            config.minibatch_size, config.vf_coef,
-                            torch.Generator().manual_seed(derive_seed(config.seed, 9)))
+    with tqdm(total=config.imitation_steps, desc=f"warm start: recording {config.imitation_teacher}",
+              unit="decision", leave=False, dynamic_ncols=True) as bar:
+        tick = ticker(bar, stop)  # the games under way finish past the target, with the bar full
+        data = record_teacher(learner.game, config.game, config.imitation_teacher, config.imitation_steps,
+                              config.reward, config.seed, lambda n: tick(min(n, bar.total - bar.n)))
+    batches = config.imitation_epochs * -(-len(data["actions"]) // config.minibatch_size)
+    with tqdm(total=batches, desc="warm start: cloning", unit="batch", leave=False, dynamic_ncols=True) as bar:
+        stats = behaviour_clone(learner.net, data, config.imitation_epochs, config.learning_rate,
+                                config.minibatch_size, config.vf_coef,
+                                torch.Generator().manual_seed(derive_seed(config.seed, 9)), ticker(bar, stop))
     for key, value in stats.items():
         reporter.writer.add_scalar(key, value, 0)
     tqdm.write(f"warm start: cloned {config.imitation_teacher} on {int(stats['imitation/decisions'])} "
                f"decisions in {time.time() - started:.0f}s, accuracy {stats['imitation/accuracy']:.3f}")
 
 
+def announce(config: TrainConfig, run_dir: Path, resumed: dict | None) -> None:
+    """Say at once what the run will do, where it writes and how to stop it: its first phases take minutes."""
+    if resumed is not None:
+        print(f"resuming {run_dir / 'checkpoint.pt'} at update {int(resumed['update'])}, step "
+              f"{int(resumed['global_step'])}")
+    else:
+        first = (f"a warm start cloning {config.imitation_teacher} ({config.imitation_steps:,} decisions), "
+                 if config.imitation_teacher else "")
+        print(f"training {config.game}, {config.num_players} players, in {run_dir}: {first}an evaluation "
+              f"against {', '.join(config.eval_opponents)}, then self-play")
+    limits = f"{config.total_steps:,} learner steps"
+    if config.time_limit_minutes > 0:
+        limits = f"{config.time_limit_minutes:g} minutes or {limits}, whichever comes first"
+    print(f"it ends after {limits}; Ctrl-C stops it and keeps what it has")
+
+
 def main() -> None:
     args = parse_args()
     launched = time.time()
+    stop = StopRequest()  # from the first second: a signal during any phase stops it cleanly
+    try:
+        run(args, launched, stop)
+    finally:
+        stop.restore()
+
+
+def run(args: argparse.Namespace, launched: float, stop: StopRequest) -> None:
+    """The run's phases: warm start, first evaluation, training, final report; a stop request in any of them
+    ends it with what it kept."""
     config, run_dir, resumed = open_run(args)
+    announce(config, run_dir, resumed)
     try:
         learner = build_learner(config, resumed)
     except (ValueError, WorkerError) as exc:
         sys.exit(f"error: {exc}")
     try:
-        if resumed is not None:
-            print(f"resumed {run_dir / 'checkpoint.pt'} at update {learner.update}, step {learner.global_step}")
+        stop.check()
         reporter = Reporter(run_dir, config, learner.update if resumed is not None else None, learner.global_step)
         if resumed is None:
             if config.imitation_teacher:
-                warm_start(learner, reporter)
+                warm_start(learner, reporter, stop)
             learner.envs.reset()
-            reporter.evaluate(learner)
-            learner.save(run_dir / "checkpoint.pt")
-        finished = train(learner, reporter, run_dir, launched)
+            learner.save(run_dir / "checkpoint.pt")  # kept even if the first evaluation is cut short
+        if learner.update == 0 and not reporter.evaluated(0):
+            reporter.evaluate(learner, stop)
+        finished = train(learner, reporter, run_dir, launched, stop)
         reporter.writer.close()
         report_end(args, learner, run_dir, finished)
+    except Stopped:
+        report_stop(args, learner, run_dir)
     except WorkerError as exc:
-        sys.exit(f"error: {exc}\nthe run can go on from its last checkpoint: {resume_command(args)}")
+        sys.exit(f"error: {exc}\nthe run can go on from its last checkpoint: {again(args, '--resume')}")
+    except (KeyboardInterrupt, SystemError) as exc:
+        if not stop.requested:  # a SystemError of its own, not compiled code cut short by the second signal
+            raise
+        print(f"\nstopped at once{kept(args, run_dir)}", file=sys.stderr)
+        sys.exit(130 if isinstance(exc, KeyboardInterrupt) else 1)
     finally:
         learner.envs.close()
 
 
-def train(learner: Learner, reporter: Reporter, run_dir: Path, launched: float) -> str:
+def train(learner: Learner, reporter: Reporter, run_dir: Path, launched: float, stop: StopRequest) -> str:
     """Rollouts and PPO updates until the step budget ("done"), the time budget ("out of time") or a stop
     request ("stopped"), which it returns; checkpoints and evaluations on their schedules and at the end."""
     config, net, optimizer, pool, envs = learner.config, learner.net, learner.optimizer, learner.pool, learner.envs
     obs_size, num_actions = game_shape(learner.game)
-    stop = StopRequest()
-    progress = tqdm(total=config.num_updates * config.batch_size, initial=learner.global_step, unit="step",
-                    dynamic_ncols=True, smoothing=0.1)
+    progress = RunProgress(learner, launched, reporter)
     # Speed counts rollouts and updates only; evaluations and checkpoints are timed apart.
     # CPU time too: on a shared machine it says what a core of one's own would give.
     train_seconds, rollout_seconds, env_steps_at_start, started = 0.0, 0.0, envs.env_steps, time.time()
@@ -423,24 +452,57 @@ def train(learner: Learner, reporter: Reporter, run_dir: Path, launched: float) 
             train_seconds, rollout_seconds = train_seconds + waited, rollout_seconds + waited
             train_cpu_seconds += time.process_time() - waited_cpu
         if evaluating:
-            reporter.evaluate(learner)
+            try:
+                reporter.evaluate(learner, stop)
+            except Stopped:  # the evaluation is cut short; the checkpoint keeps the update it followed
+                ending, saving = "stopped", True
         if saving:
             learner.save(run_dir / "checkpoint.pt")
-        progress.update(config.batch_size)
-        progress.set_postfix(env_sps=f"{env_sps:.0f}",
-                             **{f"vs_{k}": f"{v:+.1f}/round" for k, v in reporter.scores.items()})
+        progress.show(env_sps)
         if ending != "done":
             break
-    progress.close()
+    progress.close(ending)
     return ending
+
+
+class RunProgress:
+    """The run's bar: time from the run's start towards whichever limit will end it, the step budget at the
+    measured pace or the time budget, with the pace and the latest score against each baseline."""
+
+    def __init__(self, learner: Learner, launched: float, reporter: Reporter) -> None:
+        self.learner, self.launched, self.reporter = learner, launched, reporter
+        self.started, self.steps_at_start = time.time(), learner.global_step
+        self.bar = tqdm(total=1, desc="training", bar_format="{l_bar}{bar}| {postfix}", dynamic_ncols=True)
+        self.show(None)
+
+    def show(self, env_sps: float | None) -> None:
+        config, now = self.learner.config, time.time()
+        steps = self.learner.global_step
+        pace = (steps - self.steps_at_start) / max(now - self.started, 1e-9)
+        elapsed = now - self.launched
+        time_left = self.launched + 60 * config.time_limit_minutes - now if config.time_limit_minutes > 0 else None
+        left = estimate(elapsed, max(0, config.total_steps - steps), pace, time_left, self.reporter.eval_seconds)
+        self.bar.total, self.bar.n = 1000, round(1000 * left.fraction(elapsed))
+        words = [f"step {steps:,}", f"{tqdm.format_interval(elapsed)} elapsed"]
+        if pace > 0 or time_left is not None:  # by steps, no estimate before the first update gives a pace
+            words.append(f"~{tqdm.format_interval(left.seconds_left)} left ({left.limit})")
+        if env_sps is not None:
+            words.append(f"{env_sps:,.0f} moves/s")
+        words += [f"vs {k} {v:+.1f}/round" for k, v in self.reporter.scores.items()]
+        self.bar.set_postfix_str(", ".join(words))
+
+    def close(self, ending: str) -> None:
+        if ending != "stopped":  # the run reached its limit: the bar ends full
+            self.bar.n = self.bar.total
+            self.bar.refresh()
+        self.bar.close()
 
 
 def report_end(args: argparse.Namespace, learner: Learner, run_dir: Path, ending: str) -> None:
     """What the run left and how to go on: the resume command, or the plot and the final evaluation table."""
     config = learner.config
     if ending == "stopped":
-        print(f"stopped at update {learner.update} of {config.num_updates}, step {learner.global_step}; "
-              f"continue with: {resume_command(args)}")
+        report_stop(args, learner, run_dir)
         return
     even = 1 / config.num_players
     plot_curves(run_dir / "eval.csv", run_dir / "curves.png",
@@ -448,12 +510,29 @@ def report_end(args: argparse.Namespace, learner: Learner, run_dir: Path, ending
     copies = "one copy of it" if config.num_players == 2 else f"{config.num_players - 1} copies of it"
     if ending == "out of time":
         print(f"\ntime budget of {config.time_limit_minutes:g} minutes reached at update {learner.update} of "
-              f"{config.num_updates}; continue with: {resume_command(args)}")
+              f"{config.num_updates}; continue with: {again(args, '--resume')}")
     print(f"\nfinal evaluation after {learner.global_step} learner steps: {config.eval_deals} duplicate deals per "
           f"opponent, the learner at every seat against {copies} (even: {even:.2f})")
     print(format_table(last_evaluation(run_dir / "eval.csv")))
     print(f"\ncheckpoint: {run_dir / 'checkpoint.pt'}\ncurves:     {run_dir / 'metrics.csv'}, "
           f"{run_dir / 'eval.csv'}, TensorBoard in {run_dir / 'tb'}\nplot:       {run_dir / 'curves.png'}")
+
+
+def report_stop(args: argparse.Namespace, learner: Learner, run_dir: Path) -> None:
+    """After a stop request: where the run stopped and what it kept."""
+    if learner.update > 0 or (run_dir / "checkpoint.pt").exists():
+        print(f"\nstopped at update {learner.update} of {learner.config.num_updates}, step {learner.global_step}"
+              f"{kept(args, run_dir)}")
+    else:
+        print(f"\nstopped{kept(args, run_dir)}")
+
+
+def kept(args: argparse.Namespace, run_dir: Path) -> str:
+    """What a stopped run leaves, and the command that goes on from there."""
+    if (run_dir / "checkpoint.pt").exists():
+        return (f"; kept: the network, optimiser and games under way in {run_dir / 'checkpoint.pt'}, and the "
+                f"curves so far; continue with: {again(args, '--resume')}")
+    return f"; nothing was kept yet (no checkpoint): start again with {again(args, None)}"
 
 
 def _as_yaml(values: dict[str, Any]) -> str:

@@ -184,14 +184,15 @@ class Progress:
 
 def evaluate(game: Any, agents: Sequence[Any], num_players: int, deals: int, seed: int, *, matches: int = 0,
              rules: dict[str, Any] | str | None = None, progress: bool | Progress = True, resamples: int = 2000,
-             replays: Path | None = None) -> dict[str, Any]:
+             replays: Path | None = None, on_game: Callable[[], None] | None = None) -> dict[str, Any]:
     """Play ``deals`` duplicate deals of one round and ``matches`` of whole games among ``agents`` (specs or
     objects) and summarise per agent (``summarise``).
 
     Each deal is played once per lineup (see ``lineups``), so two agents at a
     two-seat table play ``2 * deals`` rounds and ``2 * matches`` whole games.
     ``progress``: whether to show a bar and an estimate, or the ``Progress`` of
-    a longer run this evaluation is part of.
+    a longer run this evaluation is part of; ``on_game`` follows every game
+    (training's own bar, and where its stop requests take effect).
     The same arguments give the same results: deals, agents' seeds and the
     bootstrap all come from ``seed``.
     """
@@ -233,6 +234,8 @@ def evaluate(game: Any, agents: Sequence[Any], num_players: int, deals: int, see
                 for record in play_lineups(engine, table, seat_agent, labels, deal, deal_seed, replays):
                     played[whole_game].append(record)
                     progress.add(WHOLE_GAME if whole_game else ROUND, game_clock() - started)
+                    if on_game is not None:
+                        on_game()
                     started = game_clock()
     return summarise(played[False], labels, game_rules.game, num_players, seed, resamples, matches=played[True])
 

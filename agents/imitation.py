@@ -9,6 +9,7 @@ teacher's game outcomes at the same time, so PPO's first advantages are not nois
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -25,11 +26,12 @@ PARALLEL_GAMES = 32
 
 
 def record_teacher(game: Any, game_name: str, teacher: str, num_steps: int, reward: str,
-                   seed: int) -> dict[str, np.ndarray]:
+                   seed: int, on_decisions: Callable[[int], None] | None = None) -> dict[str, np.ndarray]:
     """``num_steps`` decisions of the teacher playing every seat, with each seat's final reward.
 
     Only whole games are kept, so every decision has its outcome; recording stops
-    once enough decisions are in and the games under way have finished.
+    once enough decisions are in and the games under way have finished. ``on_decisions``
+    hears how many decisions each round of moves made (a progress bar, a place to stop).
     """
     from agents.registry import make_agent
 
@@ -58,6 +60,8 @@ def record_teacher(game: Any, game_name: str, teacher: str, num_steps: int, rewa
             if len(records) + sum(map(len, trails)) < num_steps:
                 games[k] = game.new_initial_state(derive_seed(seed, 6, started))
                 started += 1
+        if on_decisions is not None:
+            on_decisions(len(live))
     obs, masks, actions, returns = zip(*records, strict=True)
     return {"obs": np.stack(obs), "masks": np.stack(masks).astype(bool),
             "actions": np.array(actions, dtype=np.int64), "returns": np.array(returns, dtype=np.float32)}
@@ -72,8 +76,10 @@ def whole_turn(agent: Any, state: Any) -> int:
 
 
 def behaviour_clone(net: ActorCritic, data: dict[str, np.ndarray], epochs: int, learning_rate: float,
-                    minibatch_size: int, vf_coef: float, generator: torch.Generator) -> dict[str, float]:
-    """Fit the masked policy to the teacher's choices (cross-entropy) and the value to outcomes."""
+                    minibatch_size: int, vf_coef: float, generator: torch.Generator,
+                    on_batch: Callable[[int], None] | None = None) -> dict[str, float]:
+    """Fit the masked policy to the teacher's choices (cross-entropy) and the value to outcomes; ``on_batch``
+    follows each minibatch."""
     obs, masks = torch.as_tensor(data["obs"]), torch.as_tensor(data["masks"])
     actions, returns = torch.as_tensor(data["actions"]), torch.as_tensor(data["returns"])
     optimizer = torch.optim.Adam(net.parameters(), lr=learning_rate)
@@ -87,6 +93,8 @@ def behaviour_clone(net: ActorCritic, data: dict[str, np.ndarray], epochs: int, 
             optimizer.zero_grad()
             (policy_loss + vf_coef * value_loss).backward()
             optimizer.step()
+            if on_batch is not None:
+                on_batch(1)
     with torch.no_grad():
         hidden = net.trunk(obs)
         logits = masked_logits(net.actor(hidden), masks)

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import os
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 import torch
@@ -27,6 +31,49 @@ def start_train(*args: str) -> subprocess.Popen:
 def run_train(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, str(ROOT / "train.py"), *args], cwd=ROOT, capture_output=True,
                           text=True, timeout=timeout)
+
+
+def runs_this_interpreter(word: str) -> bool:
+    """Whether the interpreter a printed command starts with, as a shell in the repository would find it, is
+    the one running the tests (``python`` in an activated environment, else a path such as .venv/bin/python)."""
+    found = shutil.which(word) if os.sep not in word else str(ROOT / word)
+    return found is not None and os.path.abspath(found) == os.path.abspath(sys.executable)
+
+
+class Watched:
+    """A training run in a subprocess whose output is read as it comes, so a test can act on a phase."""
+
+    def __init__(self, *args: str, env: dict[str, str] | None = None) -> None:
+        self.process = subprocess.Popen([sys.executable, str(ROOT / "train.py"), *args], cwd=ROOT, text=True,
+                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                        env={**os.environ, **(env or {})})
+        self.out: list[str] = []
+        self.err: list[str] = []
+        self.readers = [threading.Thread(target=self._read, args=(stream, into), daemon=True)
+                        for stream, into in ((self.process.stdout, self.out), (self.process.stderr, self.err))]
+        for reader in self.readers:
+            reader.start()
+
+    @staticmethod
+    def _read(stream: Any, into: list[str]) -> None:
+        for chunk in iter(lambda: stream.read(1), ""):
+            into.append(chunk)
+
+    def wait_for(self, text: str, timeout: float = 90) -> None:
+        deadline = time.time() + timeout
+        while text not in "".join(self.out) + "".join(self.err):
+            assert self.process.poll() is None and time.time() < deadline, f"no {text!r}: {''.join(self.err)[-2000:]}"
+            time.sleep(0.05)
+
+    def stop(self, sig: int, timeout: float) -> tuple[str, str]:
+        """Send ``sig`` and return stdout and stderr once the run has ended, which must be within ``timeout``."""
+        sent = time.time()
+        self.process.send_signal(sig)
+        self.process.wait(timeout=timeout)
+        for reader in self.readers:
+            reader.join()
+        assert time.time() - sent < timeout
+        return "".join(self.out), "".join(self.err)
 
 
 def run_in_process(monkeypatch: pytest.MonkeyPatch, *args: str) -> None:
@@ -105,9 +152,9 @@ def test_interrupted_run_resumes_to_the_same_result(tmp_path: Path, monkeypatch:
 
     capsys.readouterr()
     hint = shlex.split(out.split("continue with: ")[1].splitlines()[0])  # the printed command, run as printed
-    assert hint[:2] == ["python", str(ROOT / "train.py")] and hint[-1] == "--resume"
+    assert runs_this_interpreter(hint[0]) and hint[1] == str(ROOT / "train.py") and hint[-1] == "--resume"
     run_in_process(monkeypatch, *hint[2:], *([] if resumed_with is None else ["--num-workers", str(resumed_with)]))
-    assert "resumed" in capsys.readouterr().out
+    assert "resuming" in capsys.readouterr().out
     assert load_checkpoint(tmp_path / "interrupted" / "checkpoint.pt")["config"]["num_workers"] == (
         resumed_with or workers)
     a = load_checkpoint(tmp_path / "straight" / "checkpoint.pt")
@@ -221,3 +268,39 @@ def test_a_run_starts_from_a_trained_network_of_its_kind(tmp_path: Path, monkeyp
     missing = config_file(tmp_path, "none", imitation_teacher="", init_from=str(tmp_path / "no.pt"))
     assert "'init_from': " in refusal(monkeypatch, "--config", str(missing), "--runs-dir", str(tmp_path / "runs"))
     assert not (tmp_path / "runs").exists()
+
+
+def test_a_stop_during_the_warm_start_ends_cleanly_within_seconds_and_says_nothing_was_kept(tmp_path: Path) -> None:
+    """Ctrl-C while the teacher's games are recorded: no traceback, no checkpoint, and the command that starts
+    again in the form the run was started with (here through make, with another config)."""
+    config = config_file(tmp_path, "early", imitation_steps=10**6)
+    run = Watched("--config", str(config), "--runs-dir", str(tmp_path), env={"RUMMIENV_MAKE_CONFIG": str(config)})
+    run.wait_for("training rummy500, 2 players")
+    run.wait_for("warm start: recording value")
+    out, err = run.stop(signal.SIGINT, timeout=15)
+    assert run.process.returncode == 0, err[-2000:]
+    assert "Traceback" not in err
+    assert "nothing was kept yet" in out
+    assert f"start again with make train CONFIG={config} ARGS='--runs-dir {tmp_path}'" in out
+    assert not (tmp_path / "early" / "checkpoint.pt").exists()
+
+
+def test_sigterm_during_the_first_evaluation_keeps_the_warm_start_and_frees_the_workers(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
+    """SIGTERM while the first evaluation plays: the warm-started network is kept, worker processes and shared
+    memory are freed (no leak warning), and the resumed run plays that evaluation again before it trains."""
+    config = config_file(tmp_path, "firsteval", eval_deals=60, eval_opponents=["value"], num_workers=2,
+                         total_steps=128)
+    run = Watched("--config", str(config), "--runs-dir", str(tmp_path))
+    run.wait_for("evaluation at update 0")
+    out, err = run.stop(signal.SIGTERM, timeout=20)
+    assert run.process.returncode == 0, err[-2000:]
+    assert "Traceback" not in err and "leaked" not in err
+    assert "stopped at update 0" in out and "kept: the network" in out
+    assert load_checkpoint(tmp_path / "firsteval" / "checkpoint.pt")["update"] == 0
+    hint = shlex.split(out.split("continue with: ")[1].splitlines()[0])
+    capsys.readouterr()
+    run_in_process(monkeypatch, *hint[2:])
+    updates = [int(line.split(",")[0]) for line in (tmp_path / "firsteval" / "eval.csv").read_text().splitlines()[1:]]
+    assert updates.count(0) == 1  # the first evaluation, once
+    assert "final evaluation" in capsys.readouterr().out

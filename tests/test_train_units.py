@@ -163,3 +163,36 @@ def test_final_table_leads_with_the_score_per_round() -> None:
     head, line = format_table([row]).splitlines()
     assert head.split()[:3] == ["opponent", "rounds", "score/round"]
     assert line.split()[:5] == ["hoard", "200", "-12.50", "[-27.25,", "+1.50]"]
+
+
+def test_the_estimate_runs_to_whichever_limit_ends_the_run_first() -> None:
+    from agents.train_control import estimate
+
+    by_time = estimate(elapsed=60, steps_left=10**6, steps_per_second=1000, time_left=600, final_evaluation=30)
+    assert by_time.limit == "time budget" and by_time.seconds_left == 600
+    assert by_time.fraction(60) == pytest.approx(60 / 660)
+    by_steps = estimate(elapsed=60, steps_left=100_000, steps_per_second=1000, time_left=600, final_evaluation=30)
+    assert by_steps.limit == "step budget" and by_steps.seconds_left == 130  # the final evaluation counts too
+    unbounded = estimate(elapsed=60, steps_left=100_000, steps_per_second=1000, time_left=None, final_evaluation=0)
+    assert unbounded.limit == "step budget" and unbounded.seconds_left == 100
+
+
+def test_the_commands_a_run_prints_work_the_way_it_was_started(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Started by make: the make form, naming CONFIG only where make was given one; started with an
+    interpreter that the shell's ``python`` is not: that interpreter's path."""
+    from agents import train_control
+    from agents.train_control import MAKE_CONFIG_VARIABLE, command
+
+    monkeypatch.setenv(MAKE_CONFIG_VARIABLE, "")
+    assert command("train.py", "configs/rummikub_2p.yaml", ["--resume"], True, "runs") == "make train ARGS=--resume"
+    assert command("train.py", "configs/rummikub_2p.yaml", [], True, "runs") == "make train"
+    monkeypatch.setenv(MAKE_CONFIG_VARIABLE, "configs/smoke.yaml")
+    assert command("train.py", "configs/smoke.yaml", ["--resume"], False, "my runs") == (
+        "make train CONFIG=configs/smoke.yaml ARGS='--runs-dir '\"'\"'my runs'\"'\"' --resume'")
+    monkeypatch.delenv(MAKE_CONFIG_VARIABLE)
+    monkeypatch.setattr(train_control.shutil, "which", lambda name: "/usr/bin/python")
+    monkeypatch.setattr(train_control.sys, "executable", os.path.join(os.getcwd(), ".venv", "bin", "python"))
+    assert command("train.py", "c.yaml", ["--resume"], True, "runs") == ".venv/bin/python train.py --config c.yaml " \
+                                                                         "--resume"
+    monkeypatch.setattr(train_control.shutil, "which", lambda name: train_control.sys.executable)
+    assert command("train.py", "c.yaml", ["--overwrite"], True, "runs") == "python train.py --config c.yaml --overwrite"
