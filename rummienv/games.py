@@ -35,15 +35,15 @@ class GameInfo:
     ``core.Game`` subclass; ``load_state``, the function that reads a position (``State.to_dict``);
     ``text`` and ``picture``, the env's renders of one seat's view, ``f(view, game) -> str`` and
     ``-> np.ndarray`` (None: no pictures); ``display``, the module of the terminal game's text and the
-    replay page's pieces (``rummienv.play_text``; None: neither); ``whole_turns``, the Game of the
-    whole-turn action mode, if the game has one; ``env``, the Gymnasium env class registered as ``env_id``.
+    replay page's pieces, giving what ``rummienv.display_protocol.Display`` names (None: neither);
+    ``whole_turns``, the Game of the whole-turn action mode, if the game has one; ``env``, the Gymnasium env
+    class registered as ``env_id``.
 
     The paths are arrows of the import graph that no import statement shows (docs/contract.md's layers).
-    ``game``, ``load_state``, ``display`` and ``whole_turns`` name the game's own package, the layer the
-    registry stands on; ``text``, ``picture`` and ``env`` name the env layer (``rummienv.envs``), which stands
-    on the registry, and only they may: the registry keeps them and never loads them, the env layer
-    (``envs.games``, ``envs.registration``) and the replay drawing do, so they close no cycle
-    (tests/test_imports.py checks which fields name the env layer).
+    All but ``env`` name the game's own package, the layer the registry stands on; ``env`` names the env
+    layer (``rummienv.envs``), which stands on the registry, and only it may: the registry keeps it and never
+    loads it, the env layer (``envs.registration``) does, so it closes no cycle (tests/test_imports.py checks
+    which fields name the env layer).
     """
 
     name: str
@@ -87,7 +87,7 @@ def register(info: GameInfo) -> GameInfo:
     if not info.family:
         info = dataclasses.replace(info, family=info.name)
     _GAMES[info.name] = info
-    add_preset(info.rules)
+    add_preset(info.rules, info.title)
     return info
 
 
@@ -178,7 +178,7 @@ def load_state(position: dict[str, Any]) -> State:
 register(GameInfo(
     name="rummikub", title="Rummikub", rules=RummikubRules(),
     game="rummienv.rummikub.state:RummikubGame", load_state="rummienv.rummikub.position:load_state",
-    text="rummienv.envs.render:rummikub_text", picture="rummienv.envs.picture:rummikub_frame",
+    text="rummienv.rummikub.text:rummikub_text", picture="rummienv.rummikub.picture:rummikub_frame",
     display="rummienv.rummikub.display", whole_turns="rummienv.rummikub.whole_turns:WholeTurnGame",
     env_id="rummienv/Rummikub-v0", env="rummienv.envs.rummikub_env:RummikubEnv",
 ))
@@ -188,14 +188,14 @@ register(GameInfo(
                         jokers_keep_number=True, joker_swap_action=True, start="lot", timeout_rule="keep_valid",
                         timeout_draws=1, turn_seconds=120.0),
     game="rummienv.rummikub.state:RummikubGame", load_state="rummienv.rummikub.position:load_state",
-    text="rummienv.envs.render:rummikub_text", picture="rummienv.envs.picture:rummikub_frame",
+    text="rummienv.rummikub.text:rummikub_text", picture="rummienv.rummikub.picture:rummikub_frame",
     display="rummienv.rummikub.display", whole_turns="rummienv.rummikub.whole_turns:WholeTurnGame",
     env_id="rummienv/RummikubCards-v0", env="rummienv.envs.rummikub_env:RummikubCardsEnv",
 ))
 register(GameInfo(
     name="rummy500", title="Rummy 500", rules=Rummy500Rules(), deal="hand",
     game="rummienv.rummy500.state:Rummy500Game", load_state="rummienv.rummy500.position:load_state",
-    text="rummienv.envs.render:rummy500_text", picture="rummienv.envs.picture:rummy500_frame",
+    text="rummienv.rummy500.text:rummy500_text", picture="rummienv.rummy500.picture:rummy500_frame",
     display="rummienv.rummy500.display",
     env_id="rummienv/Rummy500-v0", env="rummienv.envs.rummy500_env:Rummy500Env",
 ))

@@ -75,7 +75,7 @@ def states(replay: dict[str, Any], adapter: GameAdapter | None = None) -> Iterat
 
 
 def frames(replay: dict[str, Any], seat: int | None = None) -> Iterator[np.ndarray]:
-    """A picture per state (``rummienv.envs.picture``), from ``seat``'s view, or from the view of the seat
+    """A picture per state (the game's ``picture``, ``GameInfo``), from ``seat``'s view, or from the view of the seat
     to move (the last mover's once the game is over)."""
     if seat is not None and not 0 <= seat < replay["num_players"]:
         raise ValueError(f"seat must be 0..{replay['num_players'] - 1}, got {seat}")

@@ -1,9 +1,10 @@
 """The games' rules as frozen dataclasses, and field-by-field overrides of their presets.
 
 A preset is the rule book's default (docs/RULES.md), declared with its game in the
-registry (``rummienv.games``), which hands it to ``PRESETS`` here as it registers the game (an
-installed package's games when the registry is first asked, which ``import rummienv`` does), so
-the engines below the registry read presets by name; a user changes a rule by naming
+registry (``rummienv.games``), which hands it to ``PRESETS`` here, with the game's title, as it
+registers the game (an installed package's games when the registry is first asked, which
+``import rummienv`` does), so the engines and renders below the registry read presets and titles
+by name; a user changes a rule by naming
 the field in a dict or a YAML file. Every override is checked against the field's
 type and allowed range so that a typo fails loudly instead of silently playing a
 different game.
@@ -56,18 +57,28 @@ Rules = RummikubRules | Rummy500Rules
 
 _PRESETS: dict[str, Any] = {}  # each registered game's preset by name, in the order the games were registered
 PRESETS: Mapping[str, Any] = MappingProxyType(_PRESETS)  # read-only: games add theirs through the registry
+_TITLES: dict[str, str] = {}  # each registered game's title, by name
 
 
-def add_preset(preset: Any) -> None:
-    """Make ``preset`` the one of the game it names (``preset.game``). The registry (``rummienv.games``) calls
-    this as it registers a game, so that the engines, which sit below the registry, find a game's preset by
-    name without importing it; registering a game twice is refused there."""
+def add_preset(preset: Any, title: str) -> None:
+    """Make ``preset`` the one of the game it names (``preset.game``), shown under ``title``. The registry
+    (``rummienv.games``) calls this as it registers a game, so that the engines and renders, which sit below
+    the registry, find a game's preset and title by name without importing it; registering a game twice is
+    refused there."""
     _PRESETS[preset.game] = preset
+    _TITLES[preset.game] = title
 
 
 def remove_preset(game: str) -> None:
-    """Forget the preset of ``game`` (the registry's ``unregister``)."""
+    """Forget the preset and title of ``game`` (the registry's ``unregister``)."""
     _PRESETS.pop(game, None)
+    _TITLES.pop(game, None)
+
+
+def title(game: str) -> str:
+    """The title a registered game is shown under (``GameInfo.title``): one engine plays two Rummikub editions,
+    and its renders head a picture with the edition's."""
+    return _TITLES[game]
 
 
 def played_with(rules_type: type) -> list[str]:

@@ -9,8 +9,8 @@ import pytest
 
 import rummienv
 from rummienv import ENV_IDS
+from rummienv.drawing import FRAME_SHAPE
 from rummienv.envs.games import make_adapter
-from rummienv.envs.picture import FRAME_SHAPE
 
 GAME_OF = {"rummienv/Rummikub-v0": "rummikub", "rummienv/RummikubCards-v0": "rummikub_cards",
            "rummienv/Rummy500-v0": "rummy500"}

@@ -15,9 +15,9 @@ from PIL import Image
 
 from agents.evaluate import evaluate
 from rummienv import replay
+from rummienv.drawing import FRAME_SHAPE
 from rummienv.envs import RecordReplays
 from rummienv.envs.games import make_adapter
-from rummienv.envs.picture import FRAME_SHAPE
 from rummienv.errors import ReplayError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -135,7 +135,7 @@ def test_a_gif_is_written_whatever_its_name_and_its_folder_is_made(tmp_path, bot
 
 
 def test_pictures_call_only_a_persons_seat_you(bots_record):
-    from rummienv.envs.picture import rummikub_frame
+    from rummienv.rummikub.picture import rummikub_frame
 
     adapter = replay.adapter_of(bots_record)
     first = next(replay.states(bots_record, adapter))

@@ -128,7 +128,7 @@ class RummyEnv(gym.Env[Observation, int]):
 
     def render(self) -> str | np.ndarray | None:
         """The learner's view: text ("ansi", printed for "human") or a picture ("rgb_array", ``FRAME_SHAPE``
-        of ``rummienv.envs.picture``, for ``RecordVideo``)."""
+        of ``rummienv.drawing``, for ``RecordVideo``)."""
         if self.render_mode is None:
             gym.logger.warn("render() called without a render_mode; pass render_mode='ansi', 'human' or "
                             "'rgb_array'")

@@ -50,7 +50,7 @@ class GameAdapter:
         return games.load(self.info.text)(state.view(seat), self.game)
 
     def frame(self, state: State, seat: int) -> np.ndarray:
-        """The picture of what ``seat`` knows (``picture.FRAME_SHAPE``, uint8 RGB)."""
+        """The picture of what ``seat`` knows (``rummienv.drawing.FRAME_SHAPE``, uint8 RGB)."""
         if self.info.picture is None:
             raise ValueError(f"{self.info.title} has no pictures: render_mode 'rgb_array' is not available")
         return games.load(self.info.picture)(state.view(seat), self.game)

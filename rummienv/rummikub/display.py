@@ -11,12 +11,11 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, NamedTuple
 
-from rummienv.envs.render import staged_marks
 from rummienv.errors import IllegalActionError, NotationError
-from rummienv.inks import JOKER_INK, TILE_INK, hex_ink
+from rummienv.inks import hex_ink
 from rummienv.rummikub import actions as RA
-from rummienv.rummikub.sets import set_numbers
-from rummienv.tiles import JOKER, NUMBERS, parse_tiles, sort_key, tile_name, tiles_of
+from rummienv.rummikub.faces import TileFace, set_faces, staged_marks, tile_face
+from rummienv.tiles import JOKER, parse_tiles, sort_key, tile_name, tiles_of
 from rummienv.wording import counted
 
 HELP = ("moves: play r7 r8 r9 (stage them, then commit) | place r7 | commit | draw | pass | "
@@ -181,21 +180,17 @@ def time_out(state: Any, seat: int, clock: float) -> str:
     return f"time is up ({clock:g} s, {rule}): {change}"
 
 
-def _page_tile(t: int, stands_for: int | None = None) -> list[str]:
-    """(text, colour) of a tile, coloured as in the env's pictures; a joker on the table says the number it
-    stands for (K5)."""
-    if t == JOKER:
-        return [f"J{stands_for}" if stands_for else "J", hex_ink(JOKER_INK)]
-    return [tile_name(t)[1:], hex_ink(TILE_INK[t // NUMBERS])]
+def _page_piece(face: TileFace) -> list[str]:
+    """(text, colour) of a piece as the page's script draws it: a table joker's number follows its J."""
+    return [face.label + face.note, hex_ink(face.ink)]
 
 
 def page_parts(views: list[dict[str, Any]]) -> tuple[list, list, str, list[str]]:
     """The replay page's table, hands, pile line and totals, from every seat's view; a piece of a hand is (text,
     colour, staged), so that the page outlines what is staged as the pictures do."""
     first = views[0]
-    table = [{"label": kind, "pieces": [_page_tile(t, n if t == JOKER else None)
-                                        for t, n in zip(pieces, set_numbers(pieces, kind), strict=True)]}
+    table = [{"label": kind, "pieces": [_page_piece(face) for face in set_faces(kind, pieces)]}
              for kind, pieces in first["table_sets"]]
-    hands = [[[*_page_tile(t), marked] for t, marked in zip(v["rack"], staged_marks(v["rack"], v["staged"]),
-                                                            strict=True)] for v in views]
+    hands = [[[*_page_piece(tile_face(t)), marked]
+              for t, marked in zip(v["rack"], staged_marks(v["rack"], v["staged"]), strict=True)] for v in views]
     return table, hands, f"{words(first['game']).pool} {first['pool_size']}", [f"{x:g}" for x in first["totals"]]

@@ -13,7 +13,7 @@ from typing import Any
 
 from rummienv.cards import CARD_STRINGS, card_rank, card_suit, parse_card
 from rummienv.errors import IllegalActionError, NotationError
-from rummienv.inks import SUIT_INK, hex_ink
+from rummienv.inks import card_ink, hex_ink
 from rummienv.rummy500 import actions as FA
 from rummienv.rummy500.explain import why_illegal
 from rummienv.wording import counted
@@ -147,7 +147,7 @@ def as_command(actions: list[int]) -> str:
 
 
 def _page_card(card: str) -> list[str]:
-    return [card, hex_ink(SUIT_INK[card[-1]])]
+    return [card, hex_ink(card_ink(card))]
 
 
 def page_parts(views: list[dict[str, Any]]) -> tuple[list, list, str, list[str]]:
