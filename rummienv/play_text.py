@@ -10,29 +10,23 @@ this module finds it and holds what the games share.
 from __future__ import annotations
 
 import importlib
-from types import ModuleType
-from typing import Any
+from typing import Any, cast
 
 from rummienv import games
+from rummienv.display_protocol import Display
 from rummienv.errors import IllegalActionError, NotationError
 
 RULES_NOTE = "rule ids in messages, like (T7) or (F6), are explained in docs/RULES.md"
 
 
-def display(game: Any) -> ModuleType:
-    """The display module of a game named, or of its rules, Game or State.
-
-    A display module defines ``HELP`` (the moves a person types), ``HINT`` (the bot whose move ``hint``
-    shows), ``NO_CLOCK`` (why the game has no turn clock, or None), and ``render``, ``who_starts``,
-    ``parse_move``, ``why_not``, ``gained``, ``describe_turn``, ``as_command``, ``deal_number``, ``totals``,
-    ``table_sets``, ``time_out`` (games with a clock) and ``page_parts`` (the replay page), with the
-    signatures of ``rummienv/rummikub/display.py``.
-    """
+def display(game: Any) -> Display:
+    """The display module of a game named, or of its rules, Game or State: what ``rummienv.display_protocol``
+    names (``ClockedDisplay`` for a game with a turn clock)."""
     entry = games.of(game)
     if entry.display is None:
         raise ValueError(f"{entry.title} has no display module: it cannot be played in the terminal or replayed "
                          "as a page")
-    return importlib.import_module(entry.display)
+    return cast(Display, importlib.import_module(entry.display))
 
 
 def help_text(game: str) -> str:

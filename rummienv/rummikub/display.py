@@ -3,7 +3,8 @@
 A person types a move in a plain form (``play r7 r8 r9``, ``swap k5``); it becomes
 actions of the fixed action space, so a person is held to exactly the same mask as
 a bot. ``rummienv.play_text`` hands each game's questions to its module like this one
-(the registry's ``display``), which answers them all for both editions.
+(the registry's ``display``, giving what ``rummienv.display_protocol.ClockedDisplay`` names),
+which answers them all for both editions.
 """
 
 from __future__ import annotations

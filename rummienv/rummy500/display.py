@@ -3,7 +3,7 @@
 A person types a move in a plain form (``take 9S``, ``meld 5D 6D 7D``); it becomes one
 action of the fixed action space, so a person is held to exactly the same mask as a
 bot. ``rummienv.play_text`` hands each game's questions to its module like this one
-(the registry's ``display``).
+(the registry's ``display``, giving what ``rummienv.display_protocol.Display`` names).
 """
 
 from __future__ import annotations
