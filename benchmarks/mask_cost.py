@@ -57,6 +57,7 @@ from typing import Any
 
 import numpy as np
 from env_throughput import baseline_seats, play_out
+from json_lines import json_lines
 
 from rummienv.core import TIMEOUT
 from rummienv.errors import IllegalActionError
@@ -247,19 +248,10 @@ def mismatch_text(shown: dict) -> str:
 
 def read_records(path: str) -> list[Record]:
     """The games of a ``--record`` file; OSError where it cannot be read, ValueError naming a line that is no game."""
-    with open(path) as f:
-        try:
-            lines = f.readlines()
-        except UnicodeDecodeError:
-            raise ValueError(f"{path} is not a text file") from None
     records = []
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
+    for number, value in json_lines(path):
         try:
-            records.append(Record(**json.loads(line)))
-        except json.JSONDecodeError as e:
-            raise ValueError(f"{path} line {number}: not JSON ({e.msg} at column {e.colno})") from None
+            records.append(Record(**value))
         except TypeError:
             fields = ", ".join(f.name for f in dataclasses.fields(Record))
             raise ValueError(f"{path} line {number}: not a recorded game (a JSON object of {fields})") from None

@@ -34,6 +34,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from json_lines import json_lines
 
 from rummienv.rummikub import solver
 from rummienv.rummikub.sets import describe_invalid, set_kind, set_numbers
@@ -102,21 +103,12 @@ def read_positions(path: str, count: int, jokers: int) -> list[dict]:
 
     Raises OSError where the file cannot be read and ValueError naming the line that is not a position.
     """
-    with open(path) as f:
-        try:
-            lines = f.readlines()
-        except UnicodeDecodeError:
-            raise ValueError(f"{path} is not a text file") from None
-    positions = []
-    for number, line in enumerate(lines, 1):
+    positions: list[dict] = []
+    for number, value in json_lines(path):
         if len(positions) == count:
             break
-        if not line.strip():
-            continue
         try:
-            positions.append(check_position(json.loads(line), jokers))
-        except json.JSONDecodeError as e:
-            raise ValueError(f"{path} line {number}: not JSON ({e.msg} at column {e.colno})") from None
+            positions.append(check_position(value, jokers))
         except ValueError as e:  # NotationError too
             raise ValueError(f"{path} line {number}: {e}") from None
     if not positions:
