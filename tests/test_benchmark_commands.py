@@ -30,9 +30,15 @@ def refused(done: subprocess.CompletedProcess, *words: str) -> None:
 
 @pytest.fixture(scope="module")
 def solver_module():
-    spec = importlib.util.spec_from_file_location("solver_benchmark", ROOT / "benchmarks" / "solver.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    """benchmarks/solver.py as a module, its folder on the path as when it runs as a script (it imports its
+    siblings)."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        spec = importlib.util.spec_from_file_location("solver_benchmark", ROOT / "benchmarks" / "solver.py")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
     return module
 
 
