@@ -30,6 +30,10 @@ A checkpoint holds every chunk's games (as replay records) and, with ``overlap``
 the next update, so a resumed run goes on as if it had never stopped, with any number of workers. A worker
 that dies is reported by number and exit code (``WorkerError``) instead of leaving the learner waiting;
 Ctrl-C reaches the learner alone, which stops at its next checkpoint.
+
+Which chunk goes to which worker, and when, is decided in ``agents.rollout_schedule``, apart so that it can be
+checked without a process or a game; here is how chunks travel (the transport: worker processes, pipes and shared
+memory, or the learner's own process as the one worker) and ``ChunkedSelfPlay``, which joins the two.
 """
 
 from __future__ import annotations
@@ -46,9 +50,8 @@ import numpy as np
 import torch
 
 from agents.ppo import ActorCritic, network_for
+from agents.rollout_schedule import Finished, Job, RolloutSchedule
 from agents.selfplay import OpponentPool, SelfPlay, derive_seed, game_shape, make_game, rollout_buffers
-
-Finished = list[tuple[str, float]]  # (opponent, the learner's share of the win) of the games that ended
 
 
 class WorkerError(RuntimeError):
@@ -105,14 +108,13 @@ class _Setup:
     seeds: list[int]  # each chunk's seed
     num_envs: int  # all games
     num_steps: int  # learner decisions per game per rollout
-    buffers: str  # name of the shared memory: two sets of the rollout's arrays, one trained on, one filled
 
 
-def _worker(setup: _Setup, pipe: connection.Connection) -> None:
-    """A worker process: attach the shared arrays, serve the learner, detach."""
+def _worker(setup: _Setup, buffers: str, pipe: connection.Connection) -> None:
+    """A worker process: attach the shared arrays (``buffers`` names them), serve the learner, detach."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the learner decides when to stop, and checkpoints first
     torch.set_num_threads(1)
-    buffer = shared_memory.SharedMemory(name=setup.buffers)
+    buffer = shared_memory.SharedMemory(name=buffers)
     try:
         _serve(setup, pipe, buffer)
     finally:
@@ -143,52 +145,102 @@ def _serve(setup: _Setup, pipe: connection.Connection, buffer: shared_memory.Sha
         started = time.perf_counter()
         chunks[c].adopt(games)
         finished = play_chunk(chunks[c], update, pool, halves[update % 2], setup.columns[c])
-        pipe.send((finished, chunks[c].export(), time.perf_counter() - started))
+        pipe.send((c, finished, chunks[c].export(), time.perf_counter() - started))
+
+
+Answer = tuple[int, Finished, float]  # (worker, what its chunk finished, seconds it took)
+
+
+class _InProcess:
+    """The learner's process as the one worker: a chunk handed out is played when its answer is waited for,
+    so a rollout started early (``overlap``) is played at ``collect`` or ``wait``, with the weights and pool
+    it was started with. The weights are loaded for each chunk, a copy that costs nothing beside its play."""
+
+    def __init__(self, chunks: list[SelfPlay], columns: list[slice], places: dict, size: int) -> None:
+        self.chunks, self.columns = chunks, columns
+        self.arrays = _views(np.zeros(2 * size, dtype=np.uint8), places, size)
+        self._waiting: deque[tuple[Job, dict, OpponentPool]] = deque()  # handed out, not played yet, in order
+
+    def send(self, k: int, job: Job, weights: dict, pool: OpponentPool) -> None:
+        self._waiting.append((job, weights, pool))
+
+    def answers(self, busy: list[int]) -> list[Answer]:
+        (update, c), weights, pool = self._waiting.popleft()
+        started = time.perf_counter()
+        self.chunks[c].learner.load_state_dict(weights)
+        finished = play_chunk(self.chunks[c], update, pool, self.arrays[update % 2], self.columns[c])
+        return [(0, finished, time.perf_counter() - started)]
+
+    def close(self) -> None:
+        self._waiting.clear()
 
 
 class _Workers:
-    """The worker processes and their pipes: requests out, answers back, a dead worker named."""
+    """Worker processes, their pipes and the shared memory they write rollouts into: chunks' games and
+    weights out, games and what they finished back, a dead worker named."""
 
-    def __init__(self, setup: _Setup, num_workers: int) -> None:
+    def __init__(self, setup: _Setup, num_workers: int, chunks: list[SelfPlay], places: dict, size: int) -> None:
+        self.chunks = chunks
+        self._shared: shared_memory.SharedMemory | None = shared_memory.SharedMemory(create=True, size=2 * size)
+        self.arrays = _views(self._shared.buf, places, size)
         self.pipes: list[connection.Connection] = []
         self.processes: list[Any] = []
+        self._holds: list[int | None] = [None] * num_workers  # the rollout whose weights each worker has
+        self._snapshots: list[set[str]] = [set() for _ in range(num_workers)]  # the snapshots each worker holds
         context = mp.get_context("spawn")  # a fresh interpreter: no torch or numba threads forked mid-flight
-        for k in range(num_workers):
-            mine, theirs = context.Pipe()
-            process = context.Process(target=_worker, args=(setup, theirs), name=f"rollout-worker-{k}", daemon=True)
-            process.start()
-            theirs.close()
-            self.pipes.append(mine)
-            self.processes.append(process)
-
-    def send(self, k: int, request: tuple[str, Any]) -> None:
         try:
-            self.pipes[k].send(request)
-        except OSError:  # a broken pipe: the worker is gone
-            raise self.lost(k) from None
+            for k in range(num_workers):
+                mine, theirs = context.Pipe()
+                process = context.Process(target=_worker, args=(setup, self._shared.name, theirs),
+                                          name=f"rollout-worker-{k}", daemon=True)
+                process.start()
+                theirs.close()
+                self.pipes.append(mine)
+                self.processes.append(process)
+        except BaseException:
+            self.close()
+            raise
 
-    def answers(self, busy: list[int]) -> list[tuple[int, Any]]:
-        """The answers of the ``busy`` workers that have one now, waiting for at least one."""
+    def send(self, k: int, job: Job, weights: dict, pool: OpponentPool) -> None:
+        """Hand chunk ``job[1]``'s games to worker ``k`` for rollout ``job[0]``, with that rollout's weights and
+        pool if the worker does not have them yet (the snapshots it holds are not sent again)."""
+        update, c = job
+        learner = None
+        if self._holds[k] != update:
+            fresh = {name: s for name, s in pool.snapshots.items() if name not in self._snapshots[k]}
+            learner = (weights, pool.stats, fresh)
+            self._holds[k], self._snapshots[k] = update, set(pool.snapshots)
+        try:
+            self.pipes[k].send(("play", (update, c, self.chunks[c].export(), learner)))
+        except OSError:  # a broken pipe: the worker is gone
+            raise self._lost(k) from None
+
+    def answers(self, busy: list[int]) -> list[Answer]:
+        """The answers of the ``busy`` workers that have one now, waiting for at least one; the chunks' games
+        come back here."""
         while True:
             connection.wait([self.pipes[k] for k in busy] + [self.processes[k].sentinel for k in busy], timeout=5.0)
             out = []
             for k in busy:
                 try:
                     if self.pipes[k].poll():
-                        out.append((k, self.pipes[k].recv()))
+                        c, finished, games, seconds = self.pipes[k].recv()
+                        self.chunks[c].adopt(games)
+                        out.append((k, finished, seconds))
                     elif not self.processes[k].is_alive():
-                        raise self.lost(k)
+                        raise self._lost(k)
                 except (EOFError, OSError):
-                    raise self.lost(k) from None
+                    raise self._lost(k) from None
             if out:
                 return out
 
-    def lost(self, k: int) -> WorkerError:
+    def _lost(self, k: int) -> WorkerError:
         process = self.processes[k]
         process.join(timeout=1.0)
         return WorkerError(f"rollout worker {k} stopped (exit code {process.exitcode}) while playing a rollout")
 
     def close(self) -> None:
+        """Stop the workers and free the shared memory; safe to call twice, or after a worker died."""
         for pipe, process in zip(self.pipes, self.processes, strict=True):
             if process.is_alive():
                 try:
@@ -203,50 +255,47 @@ class _Workers:
         for pipe in self.pipes:
             pipe.close()
         self.pipes, self.processes = [], []
+        if self._shared is not None:
+            self.arrays = []
+            try:
+                self._shared.close()
+            except BufferError:  # arrays still view it (a traceback's frames); the block goes with the process
+                pass
+            self._shared.unlink()
+            self._shared = None
 
 
 class ChunkedSelfPlay:
     """Rollouts of all the run's games, chunk by chunk, in this process or over workers (see the module's
     docstring): ``rollout`` plays one; ``start_rollout`` and ``collect(then=...)`` overlap the next one with
-    the learner's update; ``buffers`` are the arrays of the last one collected."""
+    the learner's update; ``buffers`` are the arrays of the last one collected. The schedule says which
+    chunk is played where and when; the transport carries it there and back."""
 
     def __init__(self, game: Any, game_name: str, num_envs: int, pool: OpponentPool, learner: ActorCritic,
                  reward: str, seed: int, num_steps: int, num_workers: int = 1, games_per_chunk: int | None = None,
                  rules: dict[str, Any] | None = None) -> None:
-        self.columns = chunk_columns(num_envs, games_per_chunk or num_envs)
-        if not 1 <= num_workers <= len(self.columns):
-            raise ValueError(f"num_workers must be 1..{len(self.columns)} (one chunk of games each at least), "
+        columns = chunk_columns(num_envs, games_per_chunk or num_envs)
+        if not 1 <= num_workers <= len(columns):
+            raise ValueError(f"num_workers must be 1..{len(columns)} (one chunk of games each at least), "
                              f"got {num_workers}")
         self.pool, self.learner = pool, learner
-        self._player = network_for(learner.shape)  # in this process: the weights a rollout was started with
+        self._player = network_for(learner.shape)  # in this process: the weights a chunk is played with
         nets: dict[str, ActorCritic] = {}
-        seeds = [derive_seed(seed, 11, c) for c in range(len(self.columns))]
+        seeds = [derive_seed(seed, 11, c) for c in range(len(columns))]
         self.chunks = [SelfPlay(game, game_name, games.stop - games.start, pool.copy(), self._player, reward,
-                                seeds[c], None, c, nets) for c, games in enumerate(self.columns)]
+                                seeds[c], None, c, nets) for c, games in enumerate(columns)]
         places, size = _layout(num_steps, num_envs, *game_shape(game))
-        self._shared: shared_memory.SharedMemory | None = None
-        self._workers: _Workers | None = None
+        self._transport: _InProcess | _Workers
         if num_workers > 1:
-            self._shared = shared_memory.SharedMemory(create=True, size=2 * size)
-            self._halves = _views(self._shared.buf, places, size)
-            self._workers = _Workers(_Setup(
+            self._transport = _Workers(_Setup(
                 game_name, game.num_players, dict(rules or {}), game.whole_turns, game.whole_game, reward,
-                dict(learner.shape), (pool.latest_prob, pool.pool_size, pool.power),
-                self.columns, seeds,
-                num_envs, num_steps, self._shared.name), num_workers)
+                dict(learner.shape), (pool.latest_prob, pool.pool_size, pool.power), columns, seeds,
+                num_envs, num_steps), num_workers, self.chunks, places, size)
         else:
-            self._halves = _views(np.zeros(2 * size, dtype=np.uint8), places, size)
-        self.buffers = self._halves[0]  # the last rollout collected
-        self._started: list[int] = []  # rollouts started and not collected, oldest first
-        self._learners: dict[int, tuple[dict, OpponentPool]] = {}  # each one's weights and pool as it started
-        self._results: dict[int, dict[int, Finished]] = {}  # each one's chunks played, and what they finished
-        self._queue: list[tuple[int, int]] = []  # (rollout, chunk) not handed out yet
-        self._cost = [0.0] * len(self.chunks)  # seconds each chunk took last time: the costliest goes first
-        self._loaded: int | None = None  # the rollout whose weights self._player has
-        num = len(self._workers.pipes) if self._workers else 0
-        self._playing: list[deque[tuple[int, int]]] = [deque() for _ in range(num)]  # each worker's, in order
-        self._holds: list[int | None] = [None] * num  # the rollout whose weights each worker has
-        self._sent: list[set[str]] = [set() for _ in range(num)]  # the snapshots each worker holds
+            self._transport = _InProcess(self.chunks, columns, places, size)
+        self._schedule = RolloutSchedule(len(columns), num_workers)
+        self._learners: dict[int, tuple[dict, OpponentPool]] = {}  # each rollout's weights and pool as it started
+        self.buffers = self._transport.arrays[0]  # the last rollout collected
 
     @property
     def env_steps(self) -> int:
@@ -259,7 +308,6 @@ class ChunkedSelfPlay:
     def reset(self) -> None:
         """New deals in every game, played on (here) to the learner's first decision."""
         self._player.load_state_dict(self.learner.state_dict())
-        self._loaded = None
         for chunk in self.chunks:
             chunk.pool = self.pool.copy()
             chunk.reset()
@@ -273,34 +321,29 @@ class ChunkedSelfPlay:
     def start_rollout(self, update: int) -> None:
         """Start rollout ``update`` with the learner's weights and pool as they are now; workers start on it
         at once. A rollout started already (one a checkpoint held, played) is not started again."""
-        if update in self._started:
+        if not self._schedule.start(update):
             return
         weights = {name: value.detach().clone() for name, value in self.learner.state_dict().items()}
         self._learners[update] = (weights, self.pool.copy())
-        self._results[update] = {}
-        self._started.append(update)
-        self._queue += [(update, c) for c in range(len(self.chunks))]
-        self._hand_out()
+        self._send(self._schedule.hand_out())
 
     def collect(self, then: int | None = None) -> Finished:
         """Wait for the oldest rollout started, starting rollout ``then`` first (if given), whose chunks are
         handed out as workers come free; the pool then records the games that ended, chunk by chunk, and the
         rollout's arrays are ``buffers``."""
-        update = self._started[0]
+        update = self._schedule.started[0]
         if then is not None:
             self.start_rollout(then)
         self._play_until(update)
-        self._queue_the_rest()
-        self._started.pop(0)
+        self._send(self._schedule.queue_the_rest())
         self._learners.pop(update, None)  # none for a rollout a checkpoint held
-        results = self._results.pop(update)
-        finished = self._record([results[c] for c in range(len(self.chunks))])
-        self.buffers = self._halves[update % 2]
+        finished = self._record(self._schedule.collect(update))
+        self.buffers = self._transport.arrays[update % 2]
         return finished
 
     def wait(self) -> None:
         """Play every rollout started to its end; ``collect`` hands them out."""
-        for update in self._started:
+        for update in self._schedule.started:
             self._play_until(update)
 
     def _record(self, per_chunk: list[Finished]) -> Finished:
@@ -309,72 +352,18 @@ class ChunkedSelfPlay:
             self.pool.record(name, result)
         return finished
 
-    # ------------------------------------------------------------ playing
     def _play_until(self, update: int) -> None:
-        """Play on until every chunk has played rollout ``update``."""
-        while len(self._results[update]) < len(self.chunks):
-            if self._workers is None:
-                self._play_here(*self._queue.pop(0))
-                continue
-            self._hand_out()
-            busy = [k for k, playing in enumerate(self._playing) if playing]
+        """Hand out chunks and take answers until every chunk has played rollout ``update``."""
+        while not self._schedule.complete(update):
+            self._send(self._schedule.hand_out())
+            busy = self._schedule.busy()
             assert busy, f"rollout {update} has chunks neither played nor out with a worker"
-            for k, (finished, games, seconds) in self._workers.answers(busy):
-                u, c = self._playing[k].popleft()
-                self.chunks[c].adopt(games)
-                self._results[u][c], self._cost[c] = finished, seconds
+            for k, finished, seconds in self._transport.answers(busy):
+                self._schedule.done(k, finished, seconds)
 
-    def _play_here(self, update: int, c: int) -> None:
-        weights, pool = self._learners[update]
-        if self._loaded != update:
-            self._player.load_state_dict(weights)
-            self._loaded = update
-        self._results[update][c] = play_chunk(self.chunks[c], update, pool, self._halves[update % 2],
-                                              self.columns[c])
-
-    def _ready(self) -> list[tuple[int, int]]:
-        """The chunks that may be handed out: games here (not out with a worker), each for its oldest rollout
-        queued; the oldest rollout's first, then the costliest."""
-        taken = {c for playing in self._playing for _, c in playing}
-        ready = []
-        for job in self._queue:
-            if job[1] not in taken:
-                ready.append(job)
-                taken.add(job[1])
-        return sorted(ready, key=lambda job: (job[0], -self._cost[job[1]]))
-
-    def _hand_out(self) -> None:
-        """Give each free worker the next chunk it may play."""
-        for k, playing in enumerate(self._playing):
-            ready = self._ready()
-            if not playing and ready:
-                self._send(k, ready[0])
-
-    def _queue_the_rest(self) -> None:
-        """Queue every chunk not handed out on the workers, costliest first on the least loaded, so that they
-        play on while the learner trains (``overlap``); in this process they wait for ``collect``."""
-        if self._workers is None:
-            return
-        load = [sum(self._cost[c] for _, c in playing) for playing in self._playing]
-        for job in self._ready():
-            k = int(np.argmin(load))
-            self._send(k, job)
-            load[k] += self._cost[job[1]]
-
-    def _send(self, k: int, job: tuple[int, int]) -> None:
-        """Hand chunk ``job[1]``'s games to worker ``k`` for rollout ``job[0]``, with that rollout's weights and
-        pool if the worker does not have them yet (the snapshots it holds are not sent again)."""
-        assert self._workers is not None
-        update, c = job
-        learner = None
-        if self._holds[k] != update:
-            weights, pool = self._learners[update]
-            fresh = {name: s for name, s in pool.snapshots.items() if name not in self._sent[k]}
-            learner = (weights, pool.stats, fresh)
-            self._holds[k], self._sent[k] = update, set(pool.snapshots)
-        self._queue.remove(job)
-        self._playing[k].append(job)
-        self._workers.send(k, ("play", (update, c, self.chunks[c].export(), learner)))
+    def _send(self, given: list[tuple[int, Job]]) -> None:
+        for k, job in given:
+            self._transport.send(k, job, *self._learners[job[0]])
 
     # ----------------------------------------------------------- checkpoints
     def state_dict(self) -> dict[str, Any]:
@@ -382,12 +371,9 @@ class ChunkedSelfPlay:
         trains on the very same one: a rollout being played is played to its end first."""
         self.wait()
         data: dict[str, Any] = {"chunks": [chunk.state_dict() for chunk in self.chunks]}
-        if self._started:
-            update = self._started[0]
-            results = self._results[update]
-            data["ready"] = {"update": update, "finished": [list(results[c]) for c in range(len(self.chunks))],
-                             "arrays": {name: torch.from_numpy(array.copy())
-                                        for name, array in self._halves[update % 2].items()}}
+        if ready := self._schedule.state_dict():
+            arrays = self._transport.arrays[ready["update"] % 2]
+            data["ready"] = {**ready, "arrays": {name: torch.from_numpy(a.copy()) for name, a in arrays.items()}}
         return data
 
     def load_state_dict(self, data: dict[str, Any]) -> None:
@@ -400,28 +386,16 @@ class ChunkedSelfPlay:
                              "(num_envs and games_per_chunk must stay as the run began)")
         for chunk, games in zip(self.chunks, chunks, strict=True):
             chunk.load_state_dict(games)
-        if "ready" in data:
-            ready = data["ready"]
-            update = int(ready["update"])
-            for name, array in self._halves[update % 2].items():
+        ready = data.get("ready", {})
+        if ready:
+            for name, array in self._transport.arrays[int(ready["update"]) % 2].items():
                 array[...] = ready["arrays"][name].numpy()
-            self._started = [update]
-            self._results[update] = {c: [(str(n), float(r)) for n, r in finished]
-                                     for c, finished in enumerate(ready["finished"])}
+        self._schedule.load_state_dict(ready)
 
     def close(self) -> None:
         """Stop the workers and free the shared memory; safe to call twice, or after a worker died."""
-        if self._workers is not None:
-            self._workers.close()
-            self._workers = None
-        if self._shared is not None:
-            self.buffers, self._halves = {}, []
-            try:
-                self._shared.close()
-            except BufferError:  # arrays still view it (a traceback's frames); the block goes with the process
-                pass
-            self._shared.unlink()
-            self._shared = None
+        self.buffers = {}  # the shared memory is freed only when no array views it
+        self._transport.close()
 
 
 def make_selfplay(game: Any, game_name: str, config: Any, pool: OpponentPool, learner: ActorCritic) -> ChunkedSelfPlay:

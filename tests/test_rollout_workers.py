@@ -173,8 +173,8 @@ def test_a_dead_worker_is_named_not_waited_for():
     envs = _selfplay(4)
     try:
         envs.reset()
-        envs._workers.processes[1].kill()
-        envs._workers.processes[1].join()
+        envs._transport.processes[1].kill()
+        envs._transport.processes[1].join()
         with pytest.raises(WorkerError, match="rollout worker 1 stopped"):
             envs.rollout(1)
     finally:
