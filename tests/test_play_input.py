@@ -43,11 +43,13 @@ def test_ctrl_c_keeps_the_game_record(tmp_path):
         proc.stdin.write(b"draw\n")
         proc.stdin.flush()
         shown = read_until(proc, b"seat 0> ", 2)  # the draw was played, and the next move is asked for
+        assert shown.count(b"seat 0> ") == 2, shown.decode()
         proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=30)
+        proc.wait(timeout=30)  # stdin stays open: only the signal can end the game
+        out, err = shown + proc.stdout.read(), proc.stderr.read()
     finally:
         proc.kill()
-    assert proc.returncode == play.INTERRUPTED, err.decode()
+    assert proc.returncode == play.INTERRUPTED, (out + err).decode()
     assert b"interrupted; the game was not finished" in out and f"replay written to {path}".encode() in out
     record = replay.read(path)
     assert record["moves"] and record["agents"] == [replay.PERSON, "greedy"] and b"you got:" in shown
