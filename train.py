@@ -39,11 +39,12 @@ from agents.checkpoint import load_checkpoint, save_checkpoint
 from agents.imitation import behaviour_clone, record_teacher
 from agents.ppo import ActorCritic, PolicyAgent
 from agents.rollout_workers import ChunkedSelfPlay, WorkerError, make_selfplay
-from agents.selfplay import OpponentPool, derive_seed, game_shape, make_game
+from agents.selfplay import OpponentPool, derive_seed, game_shape
 from agents.train_config import TrainConfig, from_dict, load_config, to_dict
 from agents.train_control import Stopped, StopRequest, command, estimate, ticker
 from agents.train_log import CsvLog, format_table, last_evaluation, plot_curves, read_rows
 from agents.whole_turn_policy import per_piece_agent
+from rummienv import games
 
 RUNS_DIR = "runs"
 
@@ -200,13 +201,13 @@ def build_learner(config: TrainConfig, resumed: dict | None) -> Learner:
     # Seeding and threads: one intra-op thread leaves the other core to the game engine.
     torch.manual_seed(config.seed)
     torch.set_num_threads(config.torch_threads)
-    game = make_game(config.game, config.num_players, config.rules, config.whole_turns, config.whole_game)
+    game = games.make_game(config.game, config.num_players, config.rules or None, config.whole_game, config.whole_turns)
     net = ActorCritic(*game_shape(game), config.hidden_size, config.num_layers)
     if resumed is None and config.init_from:
         start_from(net, config)
     optimizer = optim.Adam(net.parameters(), lr=config.learning_rate, eps=1e-5)
     pool = OpponentPool(config.baselines, config.latest_prob, config.pool_size, config.pfsp_power)
-    learner = Learner(config, game, net, optimizer, pool, make_selfplay(game, config.game, config, pool, net))
+    learner = Learner(config, game, net, optimizer, pool, make_selfplay(game, config, pool, net))
     if resumed is not None:
         try:
             net.load_state_dict(resumed["model"])
@@ -245,7 +246,7 @@ def warm_start(learner: Learner, reporter: Reporter, stop: StopRequest) -> None:
     with tqdm(total=config.imitation_steps, desc=f"warm start: recording {config.imitation_teacher}",
               unit="decision", leave=False, dynamic_ncols=True) as bar:
         tick = ticker(bar, stop)  # the games under way finish past the target, with the bar full
-        data = record_teacher(learner.game, config.game, config.imitation_teacher, config.imitation_steps,
+        data = record_teacher(learner.game, config.imitation_teacher, config.imitation_steps,
                               config.reward, config.seed, lambda n: tick(min(n, bar.total - bar.n)))
     batches = config.imitation_epochs * -(-len(data["actions"]) // config.minibatch_size)
     with tqdm(total=batches, desc="warm start: cloning", unit="batch", leave=False, dynamic_ncols=True) as bar:

@@ -19,14 +19,15 @@ from torch import nn
 from agents.base import decide
 from agents.ppo import ActorCritic, masked_logits
 from agents.selfplay import act_batch, derive_seed
+from rummienv.core import Game
 from rummienv.outcome import rewards
 
 # Games recorded side by side (fewer for a small recording: every game under way is finished).
 PARALLEL_GAMES = 32
 
 
-def record_teacher(game: Any, game_name: str, teacher: str, num_steps: int, reward: str,
-                   seed: int, on_decisions: Callable[[int], None] | None = None) -> dict[str, np.ndarray]:
+def record_teacher(game: Game, teacher: str, num_steps: int, reward: str, seed: int,
+                   on_decisions: Callable[[int], None] | None = None) -> dict[str, np.ndarray]:
     """``num_steps`` decisions of the teacher playing every seat, with each seat's final reward.
 
     Only whole games are kept, so every decision has its outcome; recording stops
@@ -35,7 +36,7 @@ def record_teacher(game: Any, game_name: str, teacher: str, num_steps: int, rewa
     """
     from agents.registry import make_agent
 
-    agent = make_agent(teacher, game_name, game.num_players, derive_seed(seed, 5))
+    agent = make_agent(teacher, game, game.num_players, derive_seed(seed, 5))
     records: list[tuple[np.ndarray, np.ndarray, int, float]] = []
     parallel = min(PARALLEL_GAMES, max(1, num_steps // 200))
     games = [game.new_initial_state(derive_seed(seed, 6, k)) for k in range(parallel)]

@@ -51,7 +51,8 @@ import torch
 
 from agents.ppo import ActorCritic, network_for
 from agents.rollout_schedule import Finished, Job, RolloutSchedule
-from agents.selfplay import OpponentPool, SelfPlay, derive_seed, game_shape, make_game, rollout_buffers
+from agents.selfplay import OpponentPool, SelfPlay, derive_seed, game_shape, rollout_buffers
+from rummienv.core import Game
 
 
 class WorkerError(RuntimeError):
@@ -94,13 +95,9 @@ def play_chunk(chunk: SelfPlay, update: int, pool: OpponentPool, arrays: dict[st
 
 @dataclass(frozen=True)
 class _Setup:
-    """What a worker needs to play any chunk (plain values: it crosses to a new process)."""
+    """What a worker needs to play any chunk (it crosses to a new process, pickled)."""
 
-    game_name: str
-    num_players: int
-    rules: dict[str, Any]
-    whole_turns: bool  # Rummikub's whole-turn action mode
-    whole_game: bool  # episodes of whole games (T11, K10, F12), not of one round
+    game: Game  # its rules, seats, action mode and episode (a round or a whole game) travel with it
     reward: str
     net_shape: dict[str, int]
     pool: tuple[float, int, float]  # latest_prob, pool_size, pfsp_power
@@ -123,13 +120,13 @@ def _worker(setup: _Setup, buffers: str, pipe: connection.Connection) -> None:
 
 def _serve(setup: _Setup, pipe: connection.Connection, buffer: shared_memory.SharedMemory) -> None:
     """Play the chunks the learner sends, in the order sent, until told to close."""
-    game = make_game(setup.game_name, setup.num_players, setup.rules, setup.whole_turns, setup.whole_game)
+    game = setup.game
     places, size = _layout(setup.num_steps, setup.num_envs, *game_shape(game))
     halves = _views(buffer.buf, places, size)
     net = network_for(setup.net_shape)
     pool = OpponentPool([], *setup.pool)
     nets: dict[str, ActorCritic] = {}
-    chunks = [SelfPlay(game, setup.game_name, games.stop - games.start, pool, net, setup.reward, seed, None, c, nets)
+    chunks = [SelfPlay(game, games.stop - games.start, pool, net, setup.reward, seed, None, c, nets)
               for c, (games, seed) in enumerate(zip(setup.columns, setup.seeds, strict=True))]
     while True:
         request, payload = pipe.recv()
@@ -271,9 +268,8 @@ class ChunkedSelfPlay:
     the learner's update; ``buffers`` are the arrays of the last one collected. The schedule says which
     chunk is played where and when; the transport carries it there and back."""
 
-    def __init__(self, game: Any, game_name: str, num_envs: int, pool: OpponentPool, learner: ActorCritic,
-                 reward: str, seed: int, num_steps: int, num_workers: int = 1, games_per_chunk: int | None = None,
-                 rules: dict[str, Any] | None = None) -> None:
+    def __init__(self, game: Game, num_envs: int, pool: OpponentPool, learner: ActorCritic, reward: str, seed: int,
+                 num_steps: int, num_workers: int = 1, games_per_chunk: int | None = None) -> None:
         columns = chunk_columns(num_envs, games_per_chunk or num_envs)
         if not 1 <= num_workers <= len(columns):
             raise ValueError(f"num_workers must be 1..{len(columns)} (one chunk of games each at least), "
@@ -282,14 +278,13 @@ class ChunkedSelfPlay:
         self._player = network_for(learner.shape)  # in this process: the weights a chunk is played with
         nets: dict[str, ActorCritic] = {}
         seeds = [derive_seed(seed, 11, c) for c in range(len(columns))]
-        self.chunks = [SelfPlay(game, game_name, games.stop - games.start, pool.copy(), self._player, reward,
+        self.chunks = [SelfPlay(game, games.stop - games.start, pool.copy(), self._player, reward,
                                 seeds[c], None, c, nets) for c, games in enumerate(columns)]
         places, size = _layout(num_steps, num_envs, *game_shape(game))
         self._transport: _InProcess | _Workers
         if num_workers > 1:
             self._transport = _Workers(_Setup(
-                game_name, game.num_players, dict(rules or {}), game.whole_turns, game.whole_game, reward,
-                dict(learner.shape), (pool.latest_prob, pool.pool_size, pool.power), columns, seeds,
+                game, reward, dict(learner.shape), (pool.latest_prob, pool.pool_size, pool.power), columns, seeds,
                 num_envs, num_steps), num_workers, self.chunks, places, size)
         else:
             self._transport = _InProcess(self.chunks, columns, places, size)
@@ -398,8 +393,8 @@ class ChunkedSelfPlay:
         self._transport.close()
 
 
-def make_selfplay(game: Any, game_name: str, config: Any, pool: OpponentPool, learner: ActorCritic) -> ChunkedSelfPlay:
+def make_selfplay(game: Game, config: Any, pool: OpponentPool, learner: ActorCritic) -> ChunkedSelfPlay:
     """The config's self-play: its games in chunks, played in the learner's process (``num_workers`` 1) or by
     worker processes."""
-    return ChunkedSelfPlay(game, game_name, config.num_envs, pool, learner, config.reward, config.seed,
-                           config.num_steps, config.num_workers, config.games_per_chunk, config.rules)
+    return ChunkedSelfPlay(game, config.num_envs, pool, learner, config.reward, config.seed, config.num_steps,
+                           config.num_workers, config.games_per_chunk)

@@ -30,7 +30,6 @@ import torch
 
 from agents.base import play_whole, reads_view
 from agents.ppo import ActorCritic, PolicyAgent, network_for
-from rummienv import games
 from rummienv.core import Game, State
 from rummienv.outcome import results, rewards
 
@@ -39,12 +38,6 @@ LATEST = "latest"
 STATS_DECAY = 0.98
 # No opponent's weight falls below this share, so none is starved of games.
 MIN_WEIGHT = 0.02
-
-
-def make_game(name: str, num_players: int, rules: dict[str, Any] | None = None, whole_turns: bool = False,
-              whole_game: bool = False) -> Game:
-    """The game object of the state-machine layer, from a config's plain values (``rummienv.games.make_game``)."""
-    return games.make_game(name, num_players, rules or None, whole_game, whole_turns)
 
 
 def game_shape(game: Game) -> tuple[int, int]:
@@ -153,10 +146,10 @@ class SelfPlay:
     vector-env convention CleanRL's PPO loop expects.
     """
 
-    def __init__(self, game: Any, game_name: str, num_envs: int, pool: OpponentPool, learner: ActorCritic,
-                 reward: str, seed: int, buffers: dict[str, np.ndarray] | None = None, part: int = 0,
+    def __init__(self, game: Game, num_envs: int, pool: OpponentPool, learner: ActorCritic, reward: str, seed: int,
+                 buffers: dict[str, np.ndarray] | None = None, part: int = 0,
                  nets: dict[str, ActorCritic] | None = None) -> None:
-        self.game, self.game_name, self.num_envs = game, game_name, num_envs
+        self.game, self.num_envs = game, num_envs
         self.pool, self.learner, self.reward_mode, self.seed = pool, learner, reward, seed
         self.num_players = game.num_players
         self.rng = np.random.default_rng(derive_seed(seed, 1))
@@ -192,7 +185,7 @@ class SelfPlay:
             else:
                 from agents.registry import make_agent
 
-                self.agents[name] = make_agent(name, self.game_name, self.num_players, seed)
+                self.agents[name] = make_agent(name, self.game, self.num_players, seed)
         self.agents[LATEST] = PolicyAgent(self.learner, seed=derive_seed(self.seed, 3, update))
 
     def reset(self) -> tuple[np.ndarray, np.ndarray]:

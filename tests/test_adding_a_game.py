@@ -130,7 +130,7 @@ def test_self_play_hands_its_games_to_another_process_as_they_are():
         game = games.make_game("high_card", 2)
         shapes = rollout_buffers(4, 3, *game_shape(game))
         arrays = {name: np.zeros(shape, dtype) for name, (shape, dtype) in shapes.items()}
-        return SelfPlay(game, "high_card", 3, OpponentPool(["random"], 0.5, 1, 1.0), net, "win", 4, arrays)
+        return SelfPlay(game, 3, OpponentPool(["random"], 0.5, 1, 1.0), net, "win", 4, arrays)
 
     original, moved = chunk(), chunk()
     original.reset()

@@ -9,7 +9,8 @@ import torch
 
 from agents.ppo import ActorCritic
 from agents.rollout_workers import ChunkedSelfPlay, WorkerError, chunk_columns
-from agents.selfplay import OpponentPool, SelfPlay, derive_seed, game_shape, make_game, rollout_buffers
+from agents.selfplay import OpponentPool, SelfPlay, derive_seed, game_shape, rollout_buffers
+from rummienv.games import make_game
 
 
 def _selfplay(seed: int, num_workers: int = 2, num_steps: int = 12, latest_prob: float = 0.3,
@@ -18,7 +19,7 @@ def _selfplay(seed: int, num_workers: int = 2, num_steps: int = 12, latest_prob:
     torch.manual_seed(seed)
     net = ActorCritic(*game_shape(game), hidden_size=16)
     pool = OpponentPool(["random", "greedy"], latest_prob=latest_prob, pool_size=2, power=2.0)
-    return ChunkedSelfPlay(game, name, 5, pool, net, "win", seed, num_steps, num_workers, games_per_chunk)
+    return ChunkedSelfPlay(game, 5, pool, net, "win", seed, num_steps, num_workers, games_per_chunk)
 
 
 def _train_a_little(net: ActorCritic) -> None:
@@ -102,7 +103,7 @@ def test_games_moved_to_another_process_play_on_as_they_would_have():
     def chunk() -> SelfPlay:
         shapes = rollout_buffers(10, 3, *game_shape(game))
         arrays = {name: np.zeros(shape, dtype) for name, (shape, dtype) in shapes.items()}
-        return SelfPlay(make_game("rummikub", 2, whole_turns=True), "rummikub", 3, pool.copy(), net, "win", 7, arrays)
+        return SelfPlay(make_game("rummikub", 2, whole_turns=True), 3, pool.copy(), net, "win", 7, arrays)
 
     original, moved = chunk(), chunk()
     original.reset()
@@ -135,7 +136,7 @@ def test_a_chunk_plays_as_a_lone_selfplay_would():
         pool = OpponentPool(["random", "greedy"], latest_prob=1.0, pool_size=2, power=2.0)
         mine = {name: np.zeros_like(array[share] if name.startswith("next_") else array[:, share])
                 for name, array in envs.buffers.items()}
-        alone = SelfPlay(make_game("rummikub", 2, whole_turns=True), "rummikub", 2, pool, envs.learner, "win",
+        alone = SelfPlay(make_game("rummikub", 2, whole_turns=True), 2, pool, envs.learner, "win",
                          derive_seed(6, 11, 0), mine, part=0)
         alone.reset()
         alone.rollout(1)

@@ -11,8 +11,9 @@ import torch
 
 from agents.ppo import ActorCritic, PolicyAgent
 from agents.registry import bot_names
-from agents.selfplay import LATEST, OpponentPool, SelfPlay, make_game
+from agents.selfplay import LATEST, OpponentPool, SelfPlay
 from agents.train_config import ConfigError, from_dict, load_config, to_dict
+from rummienv.games import make_game
 
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"
 
@@ -108,7 +109,7 @@ def test_selfplay_stops_at_the_learner_turn_in_every_game() -> None:
     game = make_game("rummy500", 3)
     net = ActorCritic(game.observation_size, game.num_actions, hidden_size=16)
     pool = OpponentPool(["random"], latest_prob=0.5, pool_size=2, power=1.0)
-    envs = SelfPlay(game, "rummy500", 6, pool, net, "win", seed=3)
+    envs = SelfPlay(game, 6, pool, net, "win", seed=3)
     obs, masks = envs.reset()
     for _ in range(100):
         assert all(s.current_player == seat for s, seat in zip(envs.states, envs.seats, strict=True))
@@ -127,7 +128,7 @@ def test_the_pool_records_the_learners_result_by_the_measure_the_reward_trains_f
     game = make_game("rummy500", 3)
     net = ActorCritic(game.observation_size, game.num_actions, hidden_size=16)
     pool = OpponentPool(["random"], latest_prob=0.0, pool_size=2, power=1.0)
-    envs = SelfPlay(game, "rummy500", 8, pool, net, reward, seed=5)
+    envs = SelfPlay(game, 8, pool, net, reward, seed=5)
     ended = []  # (final scores, learner's seat) of each game that ends, seen before it is replaced
     new_game = SelfPlay._new_game
 

@@ -14,9 +14,10 @@ from agents.evaluate import evaluate
 from agents.ppo import ActorCritic
 from agents.registry import make_agent
 from agents.rummikub_bots import MaxTilesAgent
-from agents.selfplay import OpponentPool, SelfPlay, act_batch, make_game
+from agents.selfplay import OpponentPool, SelfPlay, act_batch
 from rummienv.envs.opponents import make_move
 from rummienv.errors import IllegalActionError
+from rummienv.games import make_game
 from rummienv.rummikub import RummikubGame, solver
 from rummienv.rummikub import actions as A
 from rummienv.rummikub.state import RummikubState
@@ -135,7 +136,7 @@ def test_self_play_plays_the_same_games_either_way(stepwise, whole_plays):
         game = make_game("rummikub", 2)
         net = ActorCritic(*selfplay_module.game_shape(game), hidden_size=8)
         pool = OpponentPool(["max_tiles", "hold_back"], latest_prob=0.0, pool_size=2, power=1.0)
-        envs = SelfPlay(game, "rummikub", 4, pool, net, "win", seed=2)
+        envs = SelfPlay(game, 4, pool, net, "win", seed=2)
         _, masks = envs.reset()
         rng = np.random.default_rng(1)
         for _ in range(60):

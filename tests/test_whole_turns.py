@@ -146,7 +146,7 @@ def test_the_env_offers_the_mode_and_refuses_it_for_rummy500():
 @pytest.mark.parametrize("game", ["rummikub", "rummikub_cards"])
 def test_hold_back_is_one_whole_turn_action_per_turn(game):
     """The warm start writes hold_back's turns as the single decisions they are in this mode."""
-    data = record_teacher(W.WholeTurnGame(make_rules(game), 2), game, "hold_back", 600, "win", 4)
+    data = record_teacher(W.WholeTurnGame(make_rules(game), 2), "hold_back", 600, "win", 4)
     actions = set(data["actions"].tolist())
     assert {A.DRAW, W.MAX_PLAY} <= actions
     assert actions <= {A.DRAW, W.MAX_PLAY, W.KEEP_JOKERS_PLAY, A.PASS, *range(A.SWAP, A.NUM_ACTIONS)}
