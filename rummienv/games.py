@@ -170,7 +170,7 @@ def load_state(position: dict[str, Any]) -> State:
     if not isinstance(position, dict):
         raise PositionError(f"a position is a JSON object, got {type(position).__name__}")
     name = position.get("game")
-    if name not in _games():
+    if not isinstance(name, str) or name not in _games():
         raise PositionError(f"position 'game' must be {spelled_out()}, got {name!r}")
     return load(_GAMES[name].load_state)(position)
 

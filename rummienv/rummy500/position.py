@@ -28,6 +28,7 @@ import numpy as np
 
 from rummienv.cards import ACE_LOW_VALUE, CARD_STRINGS, CARD_VALUES, NUM_CARDS, card_rank, card_suit, parse_card
 from rummienv.errors import NotationError, PositionError
+from rummienv.position_fields import whole_number
 from rummienv.rules import Rummy500Rules, make_rules, played_with
 from rummienv.rummy500 import board as bd
 from rummienv.rummy500.actions import ACE_HIGH_POS, GROUP, KIND_NAMES, NUM_ACTIONS, RUN
@@ -60,12 +61,6 @@ class _Cards:
             self.place[card] = where
             cards.append(card)
         return cards
-
-
-def _int(value: Any, where: str, lo: int, hi: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not lo <= value <= hi:
-        raise PositionError(f"{where} must be a whole number in {lo}..{hi}, got {value!r}")
-    return int(value)
 
 
 def _run_positions(cards: list[int], where: str) -> list[int]:
@@ -102,7 +97,7 @@ def _load_meld(board: np.ndarray, row: int, meld: Any, cards_seen: _Cards) -> No
     owners = meld["owners"]
     if not isinstance(owners, list) or len(owners) != len(cards):
         raise PositionError(f"{where}.owners must list one seat per card ({len(cards)}), got {owners!r}")
-    owners = [_int(o, f"{where}.owners", 0, bd.num_players(board) - 1) for o in owners]
+    owners = [whole_number(o, f"{where}.owners", 0, bd.num_players(board) - 1) for o in owners]
     if len(cards) < 3:
         raise PositionError(f"{where} has {len(cards)} cards; a meld has at least 3 (F5)")
     if kind == "group":
@@ -165,19 +160,19 @@ def load_state(position: dict[str, Any]) -> Rummy500State:
         raise PositionError(f"position holds {len(seen.place)} cards, a pack has 52 (F1); missing: {absent}")
 
     phase = position.get("phase", "draw")
-    if phase not in _STEPS:
+    if not isinstance(phase, str) or phase not in _STEPS:
         raise PositionError(f"phase must be one of {list(_STEPS)}, got {phase!r}")
     board[bd.STEP] = _STEPS[phase]
     over = phase == "over"
     seat_range = (-1, -1) if over else (0, players - 1)
-    current = _int(position.get("current_player", -1 if over else 0), "current_player", *seat_range)
+    current = whole_number(position.get("current_player", -1 if over else 0), "current_player", *seat_range)
     board[bd.CURRENT] = current
-    dealer = _int(position.get("dealer", (max(current, 0) - 1) % players), "dealer", 0, players - 1)
-    hand_number = _int(position.get("hand_number", 0), "hand_number", 0, 10**9)
+    dealer = whole_number(position.get("dealer", (max(current, 0) - 1) % players), "dealer", 0, players - 1)
+    hand_number = whole_number(position.get("hand_number", 0), "hand_number", 0, 10**9)
     scores = position.get("scores", [0] * players)
     if not isinstance(scores, list) or len(scores) != players:
         raise PositionError(f"scores must list {players} running totals, got {scores!r}")
-    totals = [_int(s, "scores", -(10**9), 10**9) for s in scores]
+    totals = [whole_number(s, "scores", -(10**9), 10**9) for s in scores]
     _load_known(board, position.get("known", [[] for _ in range(players)]), seen)
     _load_must_use(board, position.get("must_use"), phase)
     state = Rummy500State(rules, players)
@@ -225,7 +220,7 @@ def _load_must_use(board: np.ndarray, token: Any, phase: str) -> None:
 def _load_record(state: Rummy500State, position: dict[str, Any]) -> None:
     seed = position.get("seed")
     if seed is not None:
-        seed = _int(seed, "seed", 0, 2**128)
+        seed = whole_number(seed, "seed", 0, 2**128)
     actions = position.get("actions", [])
     if not isinstance(actions, list):
         raise PositionError(f"actions must be a list of action numbers, got {actions!r}")
