@@ -12,6 +12,7 @@ settings it started with.
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -21,6 +22,7 @@ from typing import Any, get_type_hints
 from agents.registry import baseline_names, bot_names
 from rummienv import games
 from rummienv.outcome import REWARDS
+from rummienv.rules import read_yaml
 
 
 class ConfigError(ValueError):
@@ -41,7 +43,7 @@ class TrainConfig:
     # ---------------------------------------------------------------- the run
     name: str = "run"
     """run name: checkpoint, curves and plot go to runs/<name>/"""
-    seed: int = _knob(1, lo=0)
+    seed: int = _knob(1, lo=0, hi=2**64 - 1)  # the most torch.manual_seed takes
     """seed of the deals, the network's initialisation and every sampler"""
     game: str = _knob("rummikub", choices=games.names)
     """which game to learn"""
@@ -182,8 +184,9 @@ def _check(name: str, kind: Any, value: Any, meta: dict) -> Any:
         if not isinstance(value, bool):
             raise ConfigError(f"config field {name!r} must be true or false, got {value!r}")
     elif base in (int, float):
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise ConfigError(f"config field {name!r} must be a number, got {value!r}")
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or (
+                isinstance(value, float) and not math.isfinite(value)):
+            raise ConfigError(f"config field {name!r} must be a number (a finite one), got {value!r}")
         if base is int and int(value) != value:
             raise ConfigError(f"config field {name!r} must be a whole number, got {value!r}")
         value = base(value)
@@ -216,7 +219,7 @@ def from_dict(values: dict[str, Any]) -> TrainConfig:
         raise ConfigError(f"a training config must be a mapping of field to value, got {values!r}")
     fields = {f.name: f for f in dataclasses.fields(TrainConfig)}
     hints = get_type_hints(TrainConfig)
-    unknown = sorted(set(values) - set(fields))
+    unknown = sorted(set(values) - set(fields), key=str)  # YAML keys may be numbers or null too
     if unknown:
         raise ConfigError(f"unknown config field {unknown[0]!r}; allowed: {sorted(fields)}")
     checked = {k: _check(k, hints[k], v, dict(fields[k].metadata)) for k, v in values.items()}
@@ -263,15 +266,8 @@ def _check_consistency(config: TrainConfig) -> None:
 
 def load_config(path: str | Path, **overrides: Any) -> TrainConfig:
     """Read a YAML config; keyword overrides (e.g. from the command line) win."""
-    import yaml
-
     path = Path(path)
-    if not path.is_file():
-        raise ConfigError(f"config file {str(path)!r} does not exist")
-    try:
-        values = yaml.safe_load(path.read_text()) or {}
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"config file {str(path)!r} is not valid YAML: {exc}") from exc
+    values = read_yaml(path, "config file", ConfigError)
     if not isinstance(values, dict):
         raise ConfigError(f"config file {str(path)!r} must hold a mapping of field to value")
     values.update({k: v for k, v in overrides.items() if v is not None})

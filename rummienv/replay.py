@@ -64,11 +64,17 @@ def adapter_of(replay: dict[str, Any]) -> GameAdapter:
 
 def states(replay: dict[str, Any], adapter: GameAdapter | None = None) -> Iterator[State]:
     """The deal, then the state after each move: one state object, advanced in place between yields."""
-    state = (adapter or adapter_of(replay)).new_state(replay["seed"])
+    try:
+        state = (adapter or adapter_of(replay)).new_state(replay["seed"])
+    except ValueError as exc:  # rules that make a game yet no deal at this table (too many cards dealt)
+        raise ReplayError(f"the replay's deal cannot be made: {exc}") from None
     yield state
     for k, move in enumerate(replay["moves"]):
         try:
-            state.apply_timeout() if move == TIMEOUT else state.apply_action(move)
+            if move == TIMEOUT and hasattr(state, "apply_timeout"):  # only a game with a turn clock has one
+                state.apply_timeout()
+            else:
+                state.apply_action(move)
         except ValueError as exc:
             raise ReplayError(f"move {k} of the replay does not fit its deal: {exc}") from None
         yield state

@@ -15,7 +15,7 @@ from typing import Any
 
 from rummienv import games
 from rummienv.core import State
-from rummienv.errors import ReplayError
+from rummienv.errors import ReplayError, RulesError
 
 FORMAT = "rummienv-replay/1"
 PERSON = "you"  # the agent name of the seat a person played (``rummienv.play`` records it so)
@@ -51,23 +51,33 @@ def read(path: str | Path) -> dict[str, Any]:
         data = json.loads(Path(path).read_text())
     except OSError as exc:
         raise ReplayError(f"cannot read replay {str(path)!r}: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise ReplayError(f"replay {str(path)!r} is not text (UTF-8), so not JSON") from None
     except json.JSONDecodeError as exc:
         raise ReplayError(f"replay {str(path)!r} is not JSON: {exc}") from None
+    except RecursionError:
+        raise ReplayError(f"replay {str(path)!r} nests lists or mappings too deeply to be one") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ReplayError(f"{str(path)!r} is not a replay (its 'format' must be {FORMAT!r})")
     checks = [("game", data.get("game") in games.names(), f"one of {list(games.names())}"),
-              ("num_players", data.get("num_players") in (2, 3, 4), "2, 3 or 4"),
+              ("num_players", type(data.get("num_players")) is int and data["num_players"] in (2, 3, 4),
+               "2, 3 or 4"),
               ("seed", _is_seed(data.get("seed")), "a whole number from 0"),
               ("given_seed", data.get("given_seed") is None or _is_seed(data["given_seed"]),
                "a whole number from 0, or null"),
-              ("moves", isinstance(data.get("moves"), list) and all(isinstance(m, int) for m in data["moves"]),
+              ("moves", isinstance(data.get("moves"), list) and all(type(m) is int for m in data["moves"]),
                "a list of whole numbers"),
               ("agents", isinstance(data.get("agents"), list) and len(data["agents"]) == data.get("num_players"),
                "one name per seat"),
-              ("rules", isinstance(data.get("rules"), dict), "a mapping of rules overrides")]
+              ("rules", isinstance(data.get("rules"), dict), "a mapping of rules overrides"),
+              ("whole_game", isinstance(data.get("whole_game"), bool), "true or false")]
     for field, ok, allowed in checks:
         if not ok:
             raise ReplayError(f"replay {str(path)!r}: '{field}' must be {allowed}, got {data.get(field)!r}")
+    try:  # checked here, so that a replay read is one that plays
+        games.make_game(data["game"], data["num_players"], data["rules"] or None, data["whole_game"])
+    except RulesError as exc:
+        raise ReplayError(f"replay {str(path)!r}: 'rules': {exc}") from None
     return data
 
 

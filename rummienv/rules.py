@@ -13,6 +13,7 @@ different game.
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -106,8 +107,9 @@ def _check_field(preset: Any, field: dataclasses.Field, value: Any) -> Any:
             raise RulesError(f"rules field {name!r} of {game} must be true or false, got {value!r}")
         return value
     if kind in ("int", "float"):
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise RulesError(f"rules field {name!r} of {game} must be a number, got {value!r}")
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or (
+                isinstance(value, float) and not math.isfinite(value)):
+            raise RulesError(f"rules field {name!r} of {game} must be a number (a finite one), got {value!r}")
         if kind == "int" and int(value) != value:
             raise RulesError(f"rules field {name!r} of {game} must be a whole number, got {value!r}")
         lo, hi = _RANGES.get(name, (-float("inf"), float("inf")))  # a field not listed here is any number
@@ -133,7 +135,7 @@ def with_overrides(preset: Any, overrides: dict[str, Any] | str | Path | None = 
         return preset
     game = preset.game
     if isinstance(overrides, (str, Path)):
-        overrides = _read_yaml(Path(overrides))
+        overrides = read_yaml(Path(overrides), "rules file", RulesError)
     if not isinstance(overrides, dict):
         raise RulesError(f"rules overrides must be a mapping of field to value, got {overrides!r}")
     fields = {f.name: f for f in dataclasses.fields(preset) if f.name != "game"}
@@ -149,12 +151,18 @@ def with_overrides(preset: Any, overrides: dict[str, Any] | str | Path | None = 
     return dataclasses.replace(preset, **changes)
 
 
-def _read_yaml(path: Path) -> Any:
+def read_yaml(path: Path, what: str, error: type[ValueError]) -> Any:
+    """The data of a YAML file a person wrote (rules here, a training config in ``agents.train_config``), or
+    ``error`` naming it as ``what`` and the problem in one line, as the command lines print it."""
     import yaml
 
     if not path.is_file():
-        raise RulesError(f"rules file {str(path)!r} does not exist")
+        raise error(f"{what} {str(path)!r} does not exist")
     try:
         return yaml.safe_load(path.read_text()) or {}
+    except UnicodeDecodeError:
+        raise error(f"{what} {str(path)!r} is not text (UTF-8), so not YAML") from None
+    except RecursionError:
+        raise error(f"{what} {str(path)!r} nests lists or mappings too deeply to read") from None
     except yaml.YAMLError as exc:
-        raise RulesError(f"rules file {str(path)!r} is not valid YAML: {exc}") from exc
+        raise error(f"{what} {str(path)!r} is not valid YAML: {' '.join(str(exc).split())}") from None
