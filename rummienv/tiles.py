@@ -31,8 +31,9 @@ def tile_index(token: str) -> int:
     text = token.strip()
     if text in ("J", "j"):
         return JOKER
-    if len(text) >= 2 and text[0] in COLOURS and text[1:].isdigit() and text[1] != "0":
-        number = int(text[1:])
+    digits = text[1:]
+    if len(text) >= 2 and text[0] in COLOURS and digits.isascii() and digits.isdigit() and digits[0] != "0":
+        number = int(digits)
         if 1 <= number <= NUMBERS:
             return COLOURS.index(text[0]) * NUMBERS + number - 1
     raise NotationError(f"bad tile {token!r}: expected {_ALLOWED}")

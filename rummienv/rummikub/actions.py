@@ -27,6 +27,7 @@ DRAW = 54
 PASS = 55
 SWAP = 56
 NUM_ACTIONS = SWAP + JOKER
+_FORMS = "'PLACE <tile>', 'COMMIT', 'DRAW', 'PASS', 'SWAP_JOKER <tile>'"
 
 
 def action_to_string(action: int) -> str:
@@ -44,6 +45,8 @@ def action_to_string(action: int) -> str:
 
 
 def string_to_action(text: str) -> int:
+    if not isinstance(text, str):
+        raise IllegalActionError(f"action {text!r} is not a string; allowed: {_FORMS}")
     words = text.split()
     if len(words) == 1 and words[0].upper() in ("COMMIT", "DRAW", "PASS"):
         return {"COMMIT": COMMIT, "DRAW": DRAW, "PASS": PASS}[words[0].upper()]
@@ -54,6 +57,4 @@ def string_to_action(text: str) -> int:
         if tile == JOKER:
             raise IllegalActionError("SWAP_JOKER takes the numbered tile that replaces the joker, not J")
         return SWAP + tile
-    raise IllegalActionError(
-        f"unknown action {text!r}; allowed: 'PLACE <tile>', 'COMMIT', 'DRAW', 'PASS', 'SWAP_JOKER <tile>'"
-    )
+    raise IllegalActionError(f"unknown action {text!r}; allowed: {_FORMS}")

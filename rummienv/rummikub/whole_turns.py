@@ -178,7 +178,7 @@ class WholeTurnState(RummikubState):
 
     def string_to_action(self, text: str) -> int:
         for action, name in NAMES.items():
-            if text.strip().upper() == name:
+            if isinstance(text, str) and text.strip().upper() == name:
                 return action
         try:
             return super().string_to_action(text)
