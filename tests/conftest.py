@@ -9,6 +9,6 @@ _SLOW_DATA = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filt
 
 settings.register_profile("suite", max_examples=150, deadline=None, derandomize=True, print_blob=True,
                           suppress_health_check=_SLOW_DATA)
-settings.register_profile("soak", max_examples=10_000, deadline=None, print_blob=True,
-                          suppress_health_check=_SLOW_DATA)
+settings.register_profile("soak", max_examples=10_000, deadline=None, print_blob=True, database=None,
+                          suppress_health_check=_SLOW_DATA)  # no example database left in the working tree
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "suite"))
