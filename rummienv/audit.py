@@ -113,11 +113,10 @@ def set_value(kind: str, pieces: Sequence[str]) -> int:
     return sum(set_numbers(kind, pieces))
 
 
-def _box(rules: RummikubRules) -> Counter:
-    """C1, T1/K1: two of every colour and number, and the preset's jokers."""
-    box = Counter({f"{c}{n}": 2 for c in COLOURS for n in range(1, TOP + 1)})
-    box[JOKER] = rules.jokers
-    return box
+@lru_cache
+def _box(jokers: int) -> Counter:
+    """C1, T1/K1: two of every colour and number, and the preset's jokers. Kept, not changed: asked every move."""
+    return Counter({**{f"{c}{n}": 2 for c in COLOURS for n in range(1, TOP + 1)}, JOKER: jokers})
 
 
 def rack_points(rack: Iterable[str], joker_penalty: int) -> int:
@@ -155,7 +154,7 @@ def _audit_rummikub(position: Position, rules: RummikubRules) -> list[str]:
     for pieces in [*racks, *(p for _, p in sets)]:
         placed.update(pieces)
     placed[JOKER] -= len(position["swapped"])  # K6: a freed joker is written in its set and in the rack
-    box = _box(rules)
+    box = _box(rules.jokers)
     for piece in sorted(set(box) | set(placed)):
         if placed[piece] != box[piece]:
             problems.append(f"T1/K1: {piece} is in {placed[piece]} places (racks, table, pool); the box has "
