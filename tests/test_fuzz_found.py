@@ -82,7 +82,8 @@ def test_rules_found_are_refused(overrides: dict[str, Any]) -> None:
     _one_line(RulesError, make_rules, "rummikub", overrides)
 
 
-@pytest.mark.parametrize("content", [b"\xbb", b"[" * 3000, b"jokers: [1\n"])  # not UTF-8, too deep, message lines
+@pytest.mark.parametrize("content", [  # not UTF-8, too deep, a message over lines, the parser's own ValueError
+    b"\xbb", b"[" * 3000, b"jokers: [1\n", b'"\\U10010000": 1\n'])
 def test_rules_files_found_are_refused(tmp_path: Path, content: bytes) -> None:
     path = tmp_path / "rules.yaml"
     path.write_bytes(content)
@@ -100,7 +101,7 @@ def test_configs_found_are_refused(values: dict[Any, Any]) -> None:
     _one_line(ConfigError, from_dict, values)
 
 
-@pytest.mark.parametrize("content", [b"\xda", b"{a: " * 3000, b"seed: [1\n"])
+@pytest.mark.parametrize("content", [b"\xda", b"{a: " * 3000, b"seed: [1\n", b'"\\U10010000": null\n'])
 def test_config_files_found_are_refused(tmp_path: Path, content: bytes) -> None:
     path = tmp_path / "run.yaml"
     path.write_bytes(content)
