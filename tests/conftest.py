@@ -7,7 +7,7 @@ from hypothesis import HealthCheck, settings
 
 _SLOW_DATA = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
 
-settings.register_profile("suite", max_examples=150, deadline=None, derandomize=True, print_blob=True,
+settings.register_profile("suite", max_examples=200, deadline=None, derandomize=True, print_blob=True,
                           suppress_health_check=_SLOW_DATA)
 settings.register_profile("soak", max_examples=10_000, deadline=None, print_blob=True, database=None,
                           suppress_health_check=_SLOW_DATA)  # no example database left in the working tree

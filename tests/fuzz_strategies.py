@@ -171,7 +171,7 @@ def damaged(draw: st.DrawFn, text: bytes) -> bytes:
         at = draw(st.integers(0, len(text) - 1))
         return text[:at] + bytes([text[at] ^ (1 << draw(st.integers(0, 7)))]) + text[at + 1:]
     if damage == "deep":
-        return draw(st.sampled_from([b"[", b"{a: ", b'{"a": '])) * draw(st.integers(100, 3000))
+        return draw(st.sampled_from([b"[", b"{a: ", b'{"a": '])) * draw(st.integers(100, 1200))
     if damage == "text":
         return draw(st.text(max_size=80)).encode()
     if damage == "bytes":

@@ -51,10 +51,9 @@ def position_inputs(game: str) -> st.SearchStrategy[Any]:
                      json_values)
 
 
-@pytest.mark.parametrize("game", GAMES)
 @given(data=st.data())
-def test_a_position_loads_and_plays_or_is_refused_in_one_line(game: str, data: st.DataObject) -> None:
-    position = data.draw(position_inputs(game), label="position")
+def test_a_position_loads_and_plays_or_is_refused_in_one_line(data: st.DataObject) -> None:
+    position = data.draw(st.sampled_from(GAMES).flatmap(position_inputs), label="position")
     try:
         state = rummienv.load_state(position)
     except POSITION_ERRORS as exc:
@@ -129,16 +128,16 @@ def _check_rules(game: str, overrides: Any) -> None:
         check_state(play_randomly(state, 40, players))
 
 
-@pytest.mark.parametrize("game", GAMES)
 @given(data=st.data())
-def test_rules_overrides_make_a_game_or_are_refused_in_one_line(game: str, data: st.DataObject) -> None:
+def test_rules_overrides_make_a_game_or_are_refused_in_one_line(data: st.DataObject) -> None:
+    game = data.draw(st.sampled_from(GAMES), label="game")
     _check_rules(game, data.draw(rules_inputs(game), label="overrides"))
 
 
-@pytest.mark.parametrize("game", GAMES)
 @given(data=st.data())
-def test_a_rules_file_makes_a_game_or_is_refused_in_one_line(tmp_path_factory: pytest.TempPathFactory, game: str,
+def test_a_rules_file_makes_a_game_or_is_refused_in_one_line(tmp_path_factory: pytest.TempPathFactory,
                                                              data: st.DataObject) -> None:
+    game = data.draw(st.sampled_from(GAMES), label="game")
     path = tmp_path_factory.mktemp("rules") / "rules.yaml"
     path.write_bytes(data.draw(yaml_files(rules_inputs(game)), label="file"))
     _check_rules(game, path)

@@ -7,12 +7,12 @@ a refused one leaves the game as it was, able to go on.
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
-import pytest
 from fuzz_strategies import (
     ACTION_ERRORS,
     HUGE,
@@ -50,17 +50,17 @@ def actions(num_actions: int, legal: list[int]) -> st.SearchStrategy[Any]:
         ints.map(lambda a: np.array([a])), st.sampled_from(legal).map(lambda a: np.full((1, 1), a)))
 
 
-@pytest.fixture(scope="module", params=[*rummienv.ENV_IDS, "whole_turns"])
-def env(request: pytest.FixtureRequest) -> gym.Env:
-    """Each registered env, and Rummikub's whole-turn action mode."""
-    made = gym.make("rummienv/Rummikub-v0", whole_turns=True) if request.param == "whole_turns" else \
-        gym.make(request.param)
-    yield made
-    made.close()
+ENVS = [*rummienv.ENV_IDS, "whole_turns"]  # each registered env, and Rummikub's whole-turn action mode
+
+
+@functools.cache
+def make_env(name: str) -> gym.Env:
+    return gym.make("rummienv/Rummikub-v0", whole_turns=True) if name == "whole_turns" else gym.make(name)
 
 
 @given(data=st.data())
-def test_env_step_plays_an_action_or_refuses_it_in_one_line_and_goes_on(env: gym.Env, data: st.DataObject) -> None:
+def test_env_step_plays_an_action_or_refuses_it_in_one_line_and_goes_on(data: st.DataObject) -> None:
+    env = make_env(data.draw(st.sampled_from(ENVS), label="env"))
     env.reset(seed=data.draw(st.integers(0, 50), label="seed"))
     inner = env.unwrapped
     for _ in range(data.draw(st.integers(0, 6), label="legal moves first")):
@@ -97,9 +97,9 @@ def live_states(game: str) -> st.SearchStrategy[Any]:
         lambda t: play_randomly(rummienv.load_state(t[0]), t[1], t[2])).filter(lambda s: not s.is_terminal())
 
 
-@pytest.mark.parametrize("game", GAMES)
 @given(data=st.data())
-def test_a_typed_move_is_played_whole_or_refused_in_one_line(game: str, data: st.DataObject) -> None:
+def test_a_typed_move_is_played_whole_or_refused_in_one_line(data: st.DataObject) -> None:
+    game = data.draw(st.sampled_from(GAMES), label="game")
     state = data.draw(live_states(game), label="state")
     hinted = st.sampled_from(state.legal_actions()).map(lambda a: play_text.as_command(game, [a]))
     text = data.draw(typed_moves(game) | hinted, label="typed")
@@ -130,9 +130,9 @@ def action_strings(game: str) -> st.SearchStrategy[Any]:
                      st.sampled_from([None, 3, 3.0, b"DRAW", ["DRAW"], True]))
 
 
-@pytest.mark.parametrize("game", [*GAMES, "whole_turns"])
 @given(data=st.data())
-def test_an_action_string_names_an_action_or_is_refused_in_one_line(game: str, data: st.DataObject) -> None:
+def test_an_action_string_names_an_action_or_is_refused_in_one_line(data: st.DataObject) -> None:
+    game = data.draw(st.sampled_from([*GAMES, "whole_turns"]), label="game")
     made = games.make_game("rummikub", 2, whole_turns=True) if game == "whole_turns" else games.make_game(game)
     state = made.new_initial_state(0)
     text = data.draw(action_strings("rummikub" if game == "whole_turns" else game)
