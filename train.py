@@ -35,7 +35,7 @@ import torch
 from torch import nn, optim
 from tqdm import tqdm
 
-from agents.checkpoint import load_checkpoint, save_checkpoint
+from agents.checkpoint import CheckpointWriteError, load_checkpoint, save_checkpoint
 from agents.imitation import behaviour_clone, record_teacher
 from agents.ppo import ActorCritic, PolicyAgent
 from agents.rollout_workers import ChunkedSelfPlay, WorkerError, make_selfplay
@@ -108,6 +108,7 @@ class Learner:
     envs: ChunkedSelfPlay
     update: int = 0
     global_step: int = 0
+    checkpointed: int | None = None  # the update the checkpoint on disk holds, what a failed run goes on from
     wall_seconds: float = 0.0  # the run's earlier invocations, for how long a shipped agent trained
     started: float = field(default_factory=time.time)
 
@@ -118,6 +119,7 @@ class Learner:
             "wall_seconds": self.wall_seconds + time.time() - self.started,
             "pool": self.pool.state_dict(), "selfplay": self.envs.state_dict(), "torch_rng": torch.get_rng_state(),
         })
+        self.checkpointed = self.update
 
 
 class Reporter:
@@ -218,6 +220,7 @@ def build_learner(config: TrainConfig, resumed: dict | None) -> Learner:
             learner.envs.close()  # worker processes and their shared memory go too
             raise
         learner.update, learner.global_step = int(resumed["update"]), int(resumed["global_step"])
+        learner.checkpointed = learner.update
         learner.wall_seconds = float(resumed.get("wall_seconds", 0.0))
         torch.set_rng_state(resumed["torch_rng"])
     return learner
@@ -302,22 +305,31 @@ def run(args: argparse.Namespace, launched: float, stop: StopRequest) -> None:
                 warm_start(learner, reporter, stop)
             learner.envs.reset()
             learner.save(run_dir / "checkpoint.pt")  # kept even if the first evaluation is cut short
-        if learner.update == 0 and not reporter.evaluated(0):
-            reporter.evaluate(learner, stop)
+        if evaluation_due(config, learner.update) and not reporter.evaluated(learner.update):
+            reporter.evaluate(learner, stop)  # the first, or one a stop cut short: the curves have no gap
         finished = train(learner, reporter, run_dir, launched, stop)
         reporter.writer.close()
         report_end(args, learner, run_dir, finished)
     except Stopped:
         report_stop(args, learner, run_dir)
     except WorkerError as exc:
-        sys.exit(f"error: {exc}\nthe run can go on from its last checkpoint: {again(args, '--resume')}")
+        sys.exit(f"error: {exc}{kept(args, learner, run_dir)}")
+    except CheckpointWriteError as exc:
+        sys.exit(f"error: {exc}; free some space (or make its folder writable), then go on"
+                 f"{kept(args, learner, run_dir)}")
     except (KeyboardInterrupt, SystemError) as exc:
         if not stop.requested:  # a SystemError of its own, not compiled code cut short by the second signal
             raise
-        print(f"\nstopped at once{kept(args, run_dir)}", file=sys.stderr)
+        print(f"\nstopped at once{kept(args, learner, run_dir)}", file=sys.stderr)
         sys.exit(130 if isinstance(exc, KeyboardInterrupt) else 1)
     finally:
         learner.envs.close()
+
+
+def evaluation_due(config: TrainConfig, update: int) -> bool:
+    """Whether the schedule evaluates after ``update`` (the first at update 0, every ``eval_every``-th, the last):
+    one rule for the loop and for a resumed run, which plays again an evaluation that a stop cut short."""
+    return update % config.eval_every == 0 or update == config.num_updates
 
 
 def train(learner: Learner, reporter: Reporter, run_dir: Path, launched: float, stop: StopRequest) -> str:
@@ -444,7 +456,7 @@ def train(learner: Learner, reporter: Reporter, run_dir: Path, launched: float, 
         elif stop.requested and update < config.num_updates:
             ending = "stopped"
         last = update == config.num_updates or ending == "out of time"
-        evaluating = update % config.eval_every == 0 or last
+        evaluating = evaluation_due(config, update) or last
         saving = update % config.checkpoint_every == 0 or last or ending == "stopped"
         if evaluating or saving:  # the next rollout first: its time is training's, and a checkpoint holds it
             waited, waited_cpu = time.time(), time.process_time()
@@ -459,6 +471,8 @@ def train(learner: Learner, reporter: Reporter, run_dir: Path, launched: float, 
                 ending, saving = "stopped", True
         if saving:
             learner.save(run_dir / "checkpoint.pt")
+            if stop.requested and ending == "done" and not last:  # asked while it was written: stop on it
+                ending = "stopped"
         progress.show(env_sps)
         if ending != "done":
             break
@@ -523,16 +537,17 @@ def report_stop(args: argparse.Namespace, learner: Learner, run_dir: Path) -> No
     """After a stop request: where the run stopped and what it kept."""
     if learner.update > 0 or (run_dir / "checkpoint.pt").exists():
         print(f"\nstopped at update {learner.update} of {learner.config.num_updates}, step {learner.global_step}"
-              f"{kept(args, run_dir)}")
+              f"{kept(args, learner, run_dir)}")
     else:
-        print(f"\nstopped{kept(args, run_dir)}")
+        print(f"\nstopped{kept(args, learner, run_dir)}")
 
 
-def kept(args: argparse.Namespace, run_dir: Path) -> str:
-    """What a stopped run leaves, and the command that goes on from there."""
-    if (run_dir / "checkpoint.pt").exists():
-        return (f"; kept: the network, optimiser and games under way in {run_dir / 'checkpoint.pt'}, and the "
-                f"curves so far; continue with: {again(args, '--resume')}")
+def kept(args: argparse.Namespace, learner: Learner, run_dir: Path) -> str:
+    """What a stopped or failed run leaves, and the command that goes on from there; the update is named, since
+    after a failure or a second Ctrl-C the checkpoint may be older than the update the run had reached."""
+    if learner.checkpointed is not None:
+        return (f"; kept: the network, optimiser and games under way at update {learner.checkpointed} in "
+                f"{run_dir / 'checkpoint.pt'}, and the curves so far; continue with: {again(args, '--resume')}")
     return f"; nothing was kept yet (no checkpoint): start again with {again(args, None)}"
 
 

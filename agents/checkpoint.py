@@ -3,8 +3,8 @@
 A checkpoint is one ``torch.save`` of a dict holding tensors and plain Python
 values only, so ``torch.load(weights_only=True)`` reads it and a hostile file
 cannot run code. It is written to a temporary file beside the target and moved
-into place with ``os.replace``, so an interrupted write never leaves a half file
-where a good one was.
+into place with ``os.replace``, so an interrupted write (a signal, a full disk) never
+leaves a half file where a good one was, nor the temporary file beside it.
 """
 
 from __future__ import annotations
@@ -31,19 +31,46 @@ class CheckpointError(ValueError):
     """A file that is not a readable checkpoint of this project, or not for this game."""
 
 
+class CheckpointWriteError(OSError):
+    """A checkpoint that could not be written (a full disk, a folder made read-only); the file it was to replace
+    is left as it was, and no temporary file is left beside it."""
+
+
 def save_checkpoint(path: str | Path, payload: dict[str, Any]) -> None:
+    """Write ``payload`` to ``path`` whole or not at all; a CheckpointWriteError names the path and the cause.
+
+    torch reports a write that failed inside ``torch.save`` as a RuntimeError about a file position, the
+    operating system's error (``No space left on device``) only in its context, so the cause is looked for
+    along the chain: a person who has to free space must be told so.
+    """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    tmp: str | None = None
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
         with os.fdopen(fd, "wb") as handle:
             torch.save({"format": FORMAT, "version": VERSION, **payload}, handle)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    except BaseException as exc:
+        if tmp is not None:
+            Path(tmp).unlink(missing_ok=True)
+        cause = _os_error(exc)
+        if cause is None:
+            raise
+        raise CheckpointWriteError(f"could not write the checkpoint {path} ({cause.strerror or cause})") from exc
+
+
+def _os_error(exc: BaseException) -> OSError | None:
+    """The operating system's error behind ``exc``, if any: ``exc`` itself or one it was raised from or during."""
+    seen: set[int] = set()
+    while isinstance(exc, Exception) and id(exc) not in seen:
+        if isinstance(exc, OSError):
+            return exc
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return None
 
 
 def load_checkpoint(path: str | Path) -> dict[str, Any]:

@@ -28,7 +28,7 @@ is played when collected, with the weights and pool it was started with, so the 
 
 A checkpoint holds every chunk's games (as replay records) and, with ``overlap``, the rollout played for
 the next update, so a resumed run goes on as if it had never stopped, with any number of workers. A worker
-that dies is reported by number and exit code (``WorkerError``) instead of leaving the learner waiting;
+that dies is reported by number and exit code or signal (``WorkerError``) instead of leaving the learner waiting;
 Ctrl-C reaches the learner alone, which stops at its next checkpoint.
 
 Which chunk goes to which worker, and when, is decided in ``agents.rollout_schedule``, apart so that it can be
@@ -135,14 +135,25 @@ def _serve(setup: _Setup, pipe: connection.Connection, buffer: shared_memory.Sha
         update, c, games, learner = payload
         if learner is not None:  # the first chunk of a rollout: the weights and pool it is played with
             weights, stats, snapshots = learner
-            net.load_state_dict(weights)
+            net.load_state_dict(_tensors(weights))
             pool.stats = {name: list(record) for name, record in stats.items()}
-            pool.snapshots = {name: snapshots.get(name, pool.snapshots.get(name)) for name in stats
-                              if name in snapshots or name in pool.snapshots}
+            pool.snapshots = {name: _tensors(snapshots[name]) if name in snapshots else pool.snapshots[name]
+                              for name in stats if name in snapshots or name in pool.snapshots}
         started = time.perf_counter()
         chunks[c].adopt(games)
         finished = play_chunk(chunks[c], update, pool, halves[update % 2], setup.columns[c])
         pipe.send((c, finished, chunks[c].export(), time.perf_counter() - started))
+
+
+def _arrays(weights: dict[str, torch.Tensor]) -> dict[str, np.ndarray]:
+    """Weights as they cross a pipe: as arrays, copied into the message. A tensor would cross as a handle to
+    shared memory that the worker fetches from the learner after the message, and a worker killed in between
+    left the learner's fetching thread printing a traceback beside the run's one-line error."""
+    return {name: value.numpy() for name, value in weights.items()}
+
+
+def _tensors(weights: dict[str, np.ndarray]) -> dict[str, torch.Tensor]:
+    return {name: torch.from_numpy(value) for name, value in weights.items()}
 
 
 Answer = tuple[int, Finished, float]  # (worker, what its chunk finished, seconds it took)
@@ -204,8 +215,8 @@ class _Workers:
         update, c = job
         learner = None
         if self._holds[k] != update:
-            fresh = {name: s for name, s in pool.snapshots.items() if name not in self._snapshots[k]}
-            learner = (weights, pool.stats, fresh)
+            fresh = {name: _arrays(s) for name, s in pool.snapshots.items() if name not in self._snapshots[k]}
+            learner = (_arrays(weights), pool.stats, fresh)
             self._holds[k], self._snapshots[k] = update, set(pool.snapshots)
         try:
             self.pipes[k].send(("play", (update, c, self.chunks[c].export(), learner)))
@@ -232,9 +243,16 @@ class _Workers:
                 return out
 
     def _lost(self, k: int) -> WorkerError:
+        """The error for a worker gone: a signal named as such (a worker killed by the system for its memory, or
+        by a person, dies of SIGKILL), since an exit code of -9 says little to whoever reads it."""
         process = self.processes[k]
         process.join(timeout=1.0)
-        return WorkerError(f"rollout worker {k} stopped (exit code {process.exitcode}) while playing a rollout")
+        code = process.exitcode
+        if code is not None and code < 0:
+            how = "killed by " + next((sig.name for sig in signal.Signals if sig == -code), f"signal {-code}")
+        else:
+            how = f"exit code {code}"
+        return WorkerError(f"rollout worker {k} stopped ({how}) while playing a rollout")
 
     def close(self) -> None:
         """Stop the workers and free the shared memory; safe to call twice, or after a worker died."""

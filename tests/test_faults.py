@@ -1,0 +1,201 @@
+"""Faults in long jobs: a worker killed, a full disk or a signal while a checkpoint is written, a stop during a
+periodic evaluation. Each ends with one line that says what was kept and how to go on, and going on ends where
+an uninterrupted run ends."""
+
+from __future__ import annotations
+
+import errno
+import os
+import shlex
+import signal
+from pathlib import Path
+from typing import Any
+
+import pytest
+import torch
+from test_train import config_file, run_in_process
+
+from agents import rollout_workers
+from agents.checkpoint import load_checkpoint
+
+UPDATES = 6
+# Evaluations at updates 0, 2, 4 and 6, a checkpoint after every update: a fault can strike between any two.
+CHANGES = {"total_steps": UPDATES * 128, "checkpoint_every": 1, "eval_every": 2, "eval_deals": 1,
+           "eval_opponents": ["random"], "imitation_teacher": "", "num_workers": 1}
+
+
+@pytest.fixture(scope="module")
+def uninterrupted(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The run every faulty one must end as: its number of workers changes nothing (test_rollout_workers)."""
+    where = tmp_path_factory.mktemp("uninterrupted")
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        run_in_process(monkeypatch, "--config", str(config_file(where, "straight", **CHANGES)),
+                       "--runs-dir", str(where))
+    return where / "straight"
+
+
+def go_on(monkeypatch: pytest.MonkeyPatch, message: str, *more: str) -> None:
+    """Run the command a stopped or failed run printed to go on with, as printed (and with ``more``)."""
+    hint = shlex.split(message.split("continue with: ")[1].splitlines()[0])
+    assert hint[-1] == "--resume"
+    run_in_process(monkeypatch, *hint[2:], *more)
+
+
+def assert_same_end(run: Path, reference: Path) -> None:
+    """The same weights as the uninterrupted run, the same evaluations, and every update logged once."""
+    a, b = load_checkpoint(reference / "checkpoint.pt"), load_checkpoint(run / "checkpoint.pt")
+    assert a["global_step"] == b["global_step"] == UPDATES * 128
+    assert all(torch.equal(a["model"][k], b["model"][k]) for k in a["model"])
+    assert (run / "eval.csv").read_text() == (reference / "eval.csv").read_text()
+    rows = (run / "metrics.csv").read_text().splitlines()[1:]
+    assert [row.split(",")[0] for row in rows] == [str(u) for u in range(1, UPDATES + 1)]
+
+
+def temporary_files(run: Path) -> list[str]:
+    return [path.name for path in run.iterdir() if path.name.endswith(".tmp")]
+
+
+def test_a_killed_worker_ends_the_run_on_one_line_and_resume_ends_as_if_it_had_not_died(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture, uninterrupted: Path) -> None:
+    """SIGKILL to a rollout worker as it is handed rollout 3: the learner does not wait for it, says on one line
+    which worker died of what, what the checkpoint kept and the command that goes on, and no traceback comes
+    from the message the worker was receiving. Resumed in this process alone, which saves starting workers:
+    the run does not depend on their number."""
+    hand_out = rollout_workers._Workers.send
+    killed: list[int] = []
+
+    def hand_out_then_kill(self: Any, k: int, job: tuple[int, int], *args: Any) -> None:
+        hand_out(self, k, job, *args)
+        if job[0] == 3 and not killed:
+            killed.append(k)
+            os.kill(self.processes[k].pid, signal.SIGKILL)
+
+    config = config_file(tmp_path, "killed", **{**CHANGES, "num_workers": 2})
+    with monkeypatch.context() as patched, pytest.raises(SystemExit) as ended:
+        patched.setattr(rollout_workers._Workers, "send", hand_out_then_kill)
+        run_in_process(monkeypatch, "--config", str(config), "--runs-dir", str(tmp_path))
+    message, run = str(ended.value.code), tmp_path / "killed"
+    assert "Traceback" not in capsys.readouterr().err
+    assert "\n" not in message
+    assert message.startswith(f"error: rollout worker {killed[0]} stopped (killed by SIGKILL) while playing a "
+                              f"rollout; kept: the network, optimiser and games under way at update 2 in {run}")
+    assert load_checkpoint(run / "checkpoint.pt")["update"] == 2
+    go_on(monkeypatch, message, "--num-workers", "1")
+    assert_same_end(run, uninterrupted)
+
+
+class FillsUp:
+    """A file on a disk with ``room`` bytes left: the write that passes it writes what fits, then fails as the
+    operating system does."""
+
+    def __init__(self, handle: Any, room: int) -> None:
+        self.handle, self.room = handle, room
+
+    def write(self, data: bytes) -> int:
+        if len(data) > self.room:
+            self.handle.write(bytes(data[:self.room]))
+            self.room = 0
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        self.room -= len(data)
+        return self.handle.write(data)
+
+    def flush(self) -> None:
+        self.handle.flush()
+
+
+def test_a_full_disk_while_a_checkpoint_is_written_keeps_the_previous_one_and_says_how_to_go_on(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, uninterrupted: Path) -> None:
+    """The disk fills up in the middle of update 3's checkpoint: torch reports it as a RuntimeError about a file
+    position, yet the run names the path and the cause on one line, keeps update 2's checkpoint whole, leaves no
+    temporary file, and the resumed run ends as the uninterrupted one."""
+    save = torch.save
+
+    def save_on_a_filling_disk(payload: dict[str, Any], handle: Any, *args: Any, **kwargs: Any) -> None:
+        save(payload, FillsUp(handle, 4096) if payload["update"] == 3 else handle, *args, **kwargs)
+
+    config = config_file(tmp_path, "full", **CHANGES)
+    with monkeypatch.context() as patched, pytest.raises(SystemExit) as ended:
+        patched.setattr(torch, "save", save_on_a_filling_disk)
+        run_in_process(monkeypatch, "--config", str(config), "--runs-dir", str(tmp_path))
+    message, run = str(ended.value.code), tmp_path / "full"
+    assert "\n" not in message
+    assert message.startswith(f"error: could not write the checkpoint {run / 'checkpoint.pt'} (No space left on "
+                              "device); free some space")
+    assert "kept: the network, optimiser and games under way at update 2" in message
+    assert load_checkpoint(run / "checkpoint.pt")["update"] == 2
+    assert temporary_files(run) == []
+    go_on(monkeypatch, message)
+    assert_same_end(run, uninterrupted)
+
+
+@pytest.mark.parametrize("signals", [1, 2])
+def test_sigterm_while_a_checkpoint_is_written_leaves_it_whole_and_resume_ends_as_if_it_had_not_come(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture, uninterrupted: Path,
+        signals: int) -> None:
+    """SIGTERM after update 2's checkpoint is written and before it replaces update 1's. One signal: the write
+    is finished and the run stops on it, rather than training one more update first. A second one stops at
+    once: the write is abandoned, update 1's checkpoint kept, its temporary file removed."""
+    replace = os.replace
+    writes: list[str] = []
+
+    def replace_after_a_signal(src: Any, dst: Any, *args: Any, **kwargs: Any) -> None:
+        if Path(dst).name == "checkpoint.pt":
+            writes.append(str(dst))
+            if len(writes) == 3:  # after the checkpoints of updates 0 and 1
+                for _ in range(signals):
+                    os.kill(os.getpid(), signal.SIGTERM)
+        replace(src, dst, *args, **kwargs)
+
+    config = config_file(tmp_path, "termed", **CHANGES)
+    run = tmp_path / "termed"
+    with monkeypatch.context() as patched:
+        patched.setattr(os, "replace", replace_after_a_signal)
+        if signals == 1:
+            run_in_process(monkeypatch, "--config", str(config), "--runs-dir", str(tmp_path))
+        else:
+            with pytest.raises(SystemExit) as ended:
+                run_in_process(monkeypatch, "--config", str(config), "--runs-dir", str(tmp_path))
+            assert ended.value.code == 130
+    out, err = capsys.readouterr()
+    kept = 2 if signals == 1 else 1
+    assert f"kept: the network, optimiser and games under way at update {kept}" in (out if signals == 1 else err)
+    if signals == 1:
+        assert "stopped at update 2 of 6" in out
+    assert load_checkpoint(run / "checkpoint.pt")["update"] == kept
+    assert temporary_files(run) == []
+    go_on(monkeypatch, out if signals == 1 else err)
+    assert_same_end(run, uninterrupted)
+
+
+def test_sigterm_during_a_periodic_evaluation_plays_it_again_on_resume(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture, uninterrupted: Path) -> None:
+    """SIGTERM in the evaluation after update 4 (not the first): the run keeps update 4's checkpoint and stops;
+    the resumed run plays that evaluation before it trains on, so the curves have no gap, and ends as the
+    uninterrupted run, evaluations included."""
+    import train
+
+    evaluate = train.evaluate_learner
+    evaluations: list[int] = []
+
+    def evaluate_then_stop(net: Any, config: Any, on_game: Any) -> list[dict[str, Any]]:
+        evaluations.append(len(evaluations))
+        if len(evaluations) < 3:  # the evaluations after updates 0 and 2 play through
+            return evaluate(net, config, on_game)
+
+        def signalled() -> None:
+            os.kill(os.getpid(), signal.SIGTERM)
+            on_game()
+
+        return evaluate(net, config, signalled)
+
+    config = config_file(tmp_path, "evalstop", **CHANGES)
+    with monkeypatch.context() as patched:
+        patched.setattr(train, "evaluate_learner", evaluate_then_stop)
+        run_in_process(monkeypatch, "--config", str(config), "--runs-dir", str(tmp_path))
+    out = capsys.readouterr().out
+    run = tmp_path / "evalstop"
+    assert "stopped at update 4 of 6" in out
+    assert load_checkpoint(run / "checkpoint.pt")["update"] == 4
+    assert [line.split(",")[0] for line in (run / "eval.csv").read_text().splitlines()[1:]] == ["0", "2"]
+    go_on(monkeypatch, out)
+    assert_same_end(run, uninterrupted)
