@@ -338,144 +338,148 @@ def train(learner: Learner, reporter: Reporter, run_dir: Path, launched: float, 
     config, net, optimizer, pool, envs = learner.config, learner.net, learner.optimizer, learner.pool, learner.envs
     obs_size, num_actions = game_shape(learner.game)
     progress = RunProgress(learner, launched, reporter)
-    # Speed counts rollouts and updates only; evaluations and checkpoints are timed apart.
-    # CPU time too: on a shared machine it says what a core of one's own would give.
-    train_seconds, rollout_seconds, env_steps_at_start, started = 0.0, 0.0, envs.env_steps, time.time()
-    train_cpu_seconds = 0.0
-    ending = "done"
-    if config.overlap:
-        envs.start_rollout(learner.update + 1)
-    for update in range(learner.update + 1, config.num_updates + 1):
-        if config.anneal_lr:
-            frac = 1.0 - (update - 1.0) / config.num_updates
-            optimizer.param_groups[0]["lr"] = frac * config.learning_rate
-
-        # Rollout: every game stops at the learner's turn, where the network chooses in all of a chunk's games
-        # at once (SelfPlay.rollout, in this process or in a worker's); num_steps decisions per game.
-        # With ``overlap``, worker processes play the next rollout during this update, with these weights.
-        update_started, update_cpu_started = time.time(), time.process_time()
+    try:
+        # Speed counts rollouts and updates only; evaluations and checkpoints are timed apart.
+        # CPU time too: on a shared machine it says what a core of one's own would give.
+        train_seconds, rollout_seconds, env_steps_at_start, started = 0.0, 0.0, envs.env_steps, time.time()
+        train_cpu_seconds = 0.0
+        ending = "done"
         if config.overlap:
-            finished = envs.collect(then=update + 1 if update < config.num_updates else None)
-        else:
-            finished = envs.rollout(update)
-        learner.update, learner.global_step = update, learner.global_step + config.batch_size
-        buf = {name: torch.from_numpy(array) for name, array in envs.buffers.items()}  # the rollout's arrays
-        obs, masks, actions, logprobs = buf["obs"], buf["masks"], buf["actions"], buf["logprobs"]
-        rewards, dones, values = buf["rewards"], buf["dones"], buf["values"]
-        next_obs, next_done = buf["next_obs"], buf["next_done"]
-        rollout_seconds += time.time() - update_started
+            envs.start_rollout(learner.update + 1)
+        for update in range(learner.update + 1, config.num_updates + 1):
+            if config.anneal_lr:
+                frac = 1.0 - (update - 1.0) / config.num_updates
+                optimizer.param_groups[0]["lr"] = frac * config.learning_rate
 
-        # Generalised advantage estimation, bootstrapped from the value of the next decision.
-        with torch.no_grad():
-            next_value = net.get_value(next_obs)
-            advantages = torch.zeros_like(rewards)
-            lastgaelam = 0
-            for t in reversed(range(config.num_steps)):
-                if t == config.num_steps - 1:
-                    nextnonterminal, nextvalues = 1.0 - next_done, next_value
-                else:
-                    nextnonterminal, nextvalues = 1.0 - dones[t + 1], values[t + 1]
-                delta = rewards[t] + config.gamma * nextvalues * nextnonterminal - values[t]
-                advantages[t] = lastgaelam = delta + config.gamma * config.gae_lambda * nextnonterminal * lastgaelam
-            returns = advantages + values
+            # Rollout: every game stops at the learner's turn, where the network chooses in all of a chunk's games
+            # at once (SelfPlay.rollout, in this process or in a worker's); num_steps decisions per game.
+            # With ``overlap``, worker processes play the next rollout during this update, with these weights.
+            update_started, update_cpu_started = time.time(), time.process_time()
+            if config.overlap:
+                finished = envs.collect(then=update + 1 if update < config.num_updates else None)
+            else:
+                finished = envs.rollout(update)
+            learner.update, learner.global_step = update, learner.global_step + config.batch_size
+            buf = {name: torch.from_numpy(array) for name, array in envs.buffers.items()}  # the rollout's arrays
+            obs, masks, actions, logprobs = buf["obs"], buf["masks"], buf["actions"], buf["logprobs"]
+            rewards, dones, values = buf["rewards"], buf["dones"], buf["values"]
+            next_obs, next_done = buf["next_obs"], buf["next_done"]
+            rollout_seconds += time.time() - update_started
 
-        # Flatten the batch.
-        b_obs, b_masks = obs.reshape((-1, obs_size)), masks.reshape((-1, num_actions))
-        b_actions, b_logprobs = actions.reshape(-1), logprobs.reshape(-1)
-        b_advantages, b_returns, b_values = advantages.reshape(-1), returns.reshape(-1), values.reshape(-1)
+            # Generalised advantage estimation, bootstrapped from the value of the next decision.
+            with torch.no_grad():
+                next_value = net.get_value(next_obs)
+                advantages = torch.zeros_like(rewards)
+                lastgaelam = 0
+                for t in reversed(range(config.num_steps)):
+                    if t == config.num_steps - 1:
+                        nextnonterminal, nextvalues = 1.0 - next_done, next_value
+                    else:
+                        nextnonterminal, nextvalues = 1.0 - dones[t + 1], values[t + 1]
+                    delta = rewards[t] + config.gamma * nextvalues * nextnonterminal - values[t]
+                    advantages[t] = lastgaelam = delta + config.gamma * config.gae_lambda * nextnonterminal * lastgaelam
+                returns = advantages + values
 
-        # Clipped policy and value updates over shuffled minibatches; the same mask shapes the logits.
-        clipfracs = []
-        for _epoch in range(config.update_epochs):
-            b_inds = torch.randperm(config.batch_size)
-            for start in range(0, config.batch_size, config.minibatch_size):
-                mb_inds = b_inds[start:start + config.minibatch_size]
-                _, newlogprob, entropy, newvalue = net.get_action_and_value(
-                    b_obs[mb_inds], b_masks[mb_inds], b_actions[mb_inds])
-                logratio = newlogprob - b_logprobs[mb_inds]
-                ratio = logratio.exp()
-                with torch.no_grad():
-                    old_approx_kl = (-logratio).mean()
-                    approx_kl = ((ratio - 1) - logratio).mean()
-                    clipfracs += [((ratio - 1.0).abs() > config.clip_coef).float().mean().item()]
-                mb_advantages = b_advantages[mb_inds]
-                if config.norm_adv:
-                    mb_advantages = (mb_advantages - mb_advantages.mean()) / (mb_advantages.std() + 1e-8)
-                pg_loss1 = -mb_advantages * ratio
-                pg_loss2 = -mb_advantages * torch.clamp(ratio, 1 - config.clip_coef, 1 + config.clip_coef)
-                pg_loss = torch.max(pg_loss1, pg_loss2).mean()
-                if config.clip_vloss:
-                    v_loss_unclipped = (newvalue - b_returns[mb_inds]) ** 2
-                    v_clipped = b_values[mb_inds] + torch.clamp(
-                        newvalue - b_values[mb_inds], -config.clip_coef, config.clip_coef)
-                    v_loss_clipped = (v_clipped - b_returns[mb_inds]) ** 2
-                    v_loss = 0.5 * torch.max(v_loss_unclipped, v_loss_clipped).mean()
-                else:
-                    v_loss = 0.5 * ((newvalue - b_returns[mb_inds]) ** 2).mean()
-                entropy_loss = entropy.mean()
-                loss = pg_loss - config.ent_coef * entropy_loss + v_loss * config.vf_coef
-                optimizer.zero_grad()
-                loss.backward()
-                nn.utils.clip_grad_norm_(net.parameters(), config.max_grad_norm)
-                optimizer.step()
-            if config.target_kl and approx_kl > config.target_kl:
-                break
-        y_pred, y_true = b_values.numpy(), b_returns.numpy()
-        var_y = np.var(y_true)
-        explained_var = np.nan if var_y == 0 else 1 - np.var(y_true - y_pred) / var_y
+            # Flatten the batch.
+            b_obs, b_masks = obs.reshape((-1, obs_size)), masks.reshape((-1, num_actions))
+            b_actions, b_logprobs = actions.reshape(-1), logprobs.reshape(-1)
+            b_advantages, b_returns, b_values = advantages.reshape(-1), returns.reshape(-1), values.reshape(-1)
 
-        # Logging: losses and speed every update, to TensorBoard and the CSV.
-        train_seconds += time.time() - update_started
-        train_cpu_seconds += time.process_time() - update_cpu_started
-        env_sps = (envs.env_steps - env_steps_at_start) / train_seconds
-        learner_results = [r for _, r in finished]
-        reporter.log_update({
-            "update": update, "global_step": learner.global_step, "env_steps": envs.env_steps,
-            "learning_rate": optimizer.param_groups[0]["lr"], "value_loss": v_loss.item(),
-            "policy_loss": pg_loss.item(), "entropy": entropy_loss.item(), "old_approx_kl": old_approx_kl.item(),
-            "approx_kl": approx_kl.item(), "clipfrac": float(np.mean(clipfracs)),
-            "explained_variance": float(explained_var), "games_finished": len(finished),
-            "selfplay_result": float(np.mean(learner_results)) if learner_results else float("nan"),
-            "env_steps_per_second": env_sps,
-            # the learner process's CPU time: with worker processes the games' CPU time is theirs
-            "env_steps_per_cpu_second": ((envs.env_steps - env_steps_at_start) / train_cpu_seconds
-                                         if config.num_workers == 1 else float("nan")),
-            "rollout_share": rollout_seconds / train_seconds,
-            "train_seconds": train_seconds,
-            "wall_seconds": time.time() - started,
-        }, pool)
+            # Clipped policy and value updates over shuffled minibatches; the same mask shapes the logits.
+            clipfracs = []
+            for _epoch in range(config.update_epochs):
+                b_inds = torch.randperm(config.batch_size)
+                for start in range(0, config.batch_size, config.minibatch_size):
+                    mb_inds = b_inds[start:start + config.minibatch_size]
+                    _, newlogprob, entropy, newvalue = net.get_action_and_value(
+                        b_obs[mb_inds], b_masks[mb_inds], b_actions[mb_inds])
+                    logratio = newlogprob - b_logprobs[mb_inds]
+                    ratio = logratio.exp()
+                    with torch.no_grad():
+                        old_approx_kl = (-logratio).mean()
+                        approx_kl = ((ratio - 1) - logratio).mean()
+                        clipfracs += [((ratio - 1.0).abs() > config.clip_coef).float().mean().item()]
+                    mb_advantages = b_advantages[mb_inds]
+                    if config.norm_adv:
+                        mb_advantages = (mb_advantages - mb_advantages.mean()) / (mb_advantages.std() + 1e-8)
+                    pg_loss1 = -mb_advantages * ratio
+                    pg_loss2 = -mb_advantages * torch.clamp(ratio, 1 - config.clip_coef, 1 + config.clip_coef)
+                    pg_loss = torch.max(pg_loss1, pg_loss2).mean()
+                    if config.clip_vloss:
+                        v_loss_unclipped = (newvalue - b_returns[mb_inds]) ** 2
+                        v_clipped = b_values[mb_inds] + torch.clamp(
+                            newvalue - b_values[mb_inds], -config.clip_coef, config.clip_coef)
+                        v_loss_clipped = (v_clipped - b_returns[mb_inds]) ** 2
+                        v_loss = 0.5 * torch.max(v_loss_unclipped, v_loss_clipped).mean()
+                    else:
+                        v_loss = 0.5 * ((newvalue - b_returns[mb_inds]) ** 2).mean()
+                    entropy_loss = entropy.mean()
+                    loss = pg_loss - config.ent_coef * entropy_loss + v_loss * config.vf_coef
+                    optimizer.zero_grad()
+                    loss.backward()
+                    nn.utils.clip_grad_norm_(net.parameters(), config.max_grad_norm)
+                    optimizer.step()
+                if config.target_kl and approx_kl > config.target_kl:
+                    break
+            y_pred, y_true = b_values.numpy(), b_returns.numpy()
+            var_y = np.var(y_true)
+            explained_var = np.nan if var_y == 0 else 1 - np.var(y_true - y_pred) / var_y
 
-        # Snapshots join the pool; evaluations and checkpoints on their own schedules.
-        if update % config.snapshot_every == 0:
-            pool.add_snapshot(f"step{learner.global_step}", net)
-        # The time budget holds the final evaluation too: stop while one more update and one fits.
-        finish_by = launched + 60 * config.time_limit_minutes
-        if config.time_limit_minutes > 0 and (
-                time.time() + (time.time() - update_started) + reporter.eval_seconds > finish_by):
-            ending = "out of time"
-        elif stop.requested and update < config.num_updates:
-            ending = "stopped"
-        last = update == config.num_updates or ending == "out of time"
-        evaluating = evaluation_due(config, update) or last
-        saving = update % config.checkpoint_every == 0 or last or ending == "stopped"
-        if evaluating or saving:  # the next rollout first: its time is training's, and a checkpoint holds it
-            waited, waited_cpu = time.time(), time.process_time()
-            envs.wait()  # in this process (num_workers 1), the rollout is played here and now
-            waited = time.time() - waited
-            train_seconds, rollout_seconds = train_seconds + waited, rollout_seconds + waited
-            train_cpu_seconds += time.process_time() - waited_cpu
-        if evaluating:
-            try:
-                reporter.evaluate(learner, stop)
-            except Stopped:  # the evaluation is cut short; the checkpoint keeps the update it followed
-                ending, saving = "stopped", True
-        if saving:
-            learner.save(run_dir / "checkpoint.pt")
-            if stop.requested and ending == "done" and not last:  # asked while it was written: stop on it
+            # Logging: losses and speed every update, to TensorBoard and the CSV.
+            train_seconds += time.time() - update_started
+            train_cpu_seconds += time.process_time() - update_cpu_started
+            env_sps = (envs.env_steps - env_steps_at_start) / train_seconds
+            learner_results = [r for _, r in finished]
+            reporter.log_update({
+                "update": update, "global_step": learner.global_step, "env_steps": envs.env_steps,
+                "learning_rate": optimizer.param_groups[0]["lr"], "value_loss": v_loss.item(),
+                "policy_loss": pg_loss.item(), "entropy": entropy_loss.item(), "old_approx_kl": old_approx_kl.item(),
+                "approx_kl": approx_kl.item(), "clipfrac": float(np.mean(clipfracs)),
+                "explained_variance": float(explained_var), "games_finished": len(finished),
+                "selfplay_result": float(np.mean(learner_results)) if learner_results else float("nan"),
+                "env_steps_per_second": env_sps,
+                # the learner process's CPU time: with worker processes the games' CPU time is theirs
+                "env_steps_per_cpu_second": ((envs.env_steps - env_steps_at_start) / train_cpu_seconds
+                                             if config.num_workers == 1 else float("nan")),
+                "rollout_share": rollout_seconds / train_seconds,
+                "train_seconds": train_seconds,
+                "wall_seconds": time.time() - started,
+            }, pool)
+
+            # Snapshots join the pool; evaluations and checkpoints on their own schedules.
+            if update % config.snapshot_every == 0:
+                pool.add_snapshot(f"step{learner.global_step}", net)
+            # The time budget holds the final evaluation too: stop while one more update and one fits.
+            finish_by = launched + 60 * config.time_limit_minutes
+            if config.time_limit_minutes > 0 and (
+                    time.time() + (time.time() - update_started) + reporter.eval_seconds > finish_by):
+                ending = "out of time"
+            elif stop.requested and update < config.num_updates:
                 ending = "stopped"
-        progress.show(env_sps)
-        if ending != "done":
-            break
+            last = update == config.num_updates or ending == "out of time"
+            evaluating = evaluation_due(config, update) or last
+            saving = update % config.checkpoint_every == 0 or last or ending == "stopped"
+            if evaluating or saving:  # the next rollout first: its time is training's, and a checkpoint holds it
+                waited, waited_cpu = time.time(), time.process_time()
+                envs.wait()  # in this process (num_workers 1), the rollout is played here and now
+                waited = time.time() - waited
+                train_seconds, rollout_seconds = train_seconds + waited, rollout_seconds + waited
+                train_cpu_seconds += time.process_time() - waited_cpu
+            if evaluating:
+                try:
+                    reporter.evaluate(learner, stop)
+                except Stopped:  # the evaluation is cut short; the checkpoint keeps the update it followed
+                    ending, saving = "stopped", True
+            if saving:
+                learner.save(run_dir / "checkpoint.pt")
+                if stop.requested and ending == "done" and not last:  # asked while it was written: stop on it
+                    ending = "stopped"
+            progress.show(env_sps)
+            if ending != "done":
+                break
+    except BaseException:  # a fault or a second signal: the bar ends where the run did, before its last words
+        progress.close("stopped")
+        raise
     progress.close(ending)
     return ending
 

@@ -75,7 +75,8 @@ def test_a_killed_worker_ends_the_run_on_one_line_and_resume_ends_as_if_it_had_n
         patched.setattr(rollout_workers._Workers, "send", hand_out_then_kill)
         run_in_process(monkeypatch, "--config", str(config), "--runs-dir", str(tmp_path))
     message, run = str(ended.value.code), tmp_path / "killed"
-    assert "Traceback" not in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and err.endswith("\n")  # the bar closed: the message starts a line
     assert "\n" not in message
     assert message.startswith(f"error: rollout worker {killed[0]} stopped (killed by SIGKILL) while playing a "
                               f"rollout; kept: the network, optimiser and games under way at update 2 in {run}")
@@ -104,7 +105,7 @@ class FillsUp:
 
 
 def test_a_full_disk_while_a_checkpoint_is_written_keeps_the_previous_one_and_says_how_to_go_on(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, uninterrupted: Path) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture, uninterrupted: Path) -> None:
     """The disk fills up in the middle of update 3's checkpoint: torch reports it as a RuntimeError about a file
     position, yet the run names the path and the cause on one line, keeps update 2's checkpoint whole, leaves no
     temporary file, and the resumed run ends as the uninterrupted one."""
@@ -118,6 +119,7 @@ def test_a_full_disk_while_a_checkpoint_is_written_keeps_the_previous_one_and_sa
         patched.setattr(torch, "save", save_on_a_filling_disk)
         run_in_process(monkeypatch, "--config", str(config), "--runs-dir", str(tmp_path))
     message, run = str(ended.value.code), tmp_path / "full"
+    assert capsys.readouterr().err.endswith("\n")
     assert "\n" not in message
     assert message.startswith(f"error: could not write the checkpoint {run / 'checkpoint.pt'} (No space left on "
                               "device); free some space")
