@@ -20,6 +20,7 @@ import argparse
 import contextlib
 import json
 import os
+import signal
 import sys
 import tempfile
 import time
@@ -456,6 +457,13 @@ def check_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -
         check_output(parser, "--replays", args.replays, folder=True)
 
 
+def interrupted(message: str) -> int:
+    """Ctrl-C's one line on stderr in place of a traceback, and the status a shell gives a command it
+    interrupted (128 + SIGINT), so that a script running the command sees it did not finish."""
+    print(f"interrupted: {message}", file=sys.stderr)
+    return 128 + signal.SIGINT
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m agents.evaluate", description=__doc__.split("\n\n")[0])
     parser.add_argument("--game", required=True, choices=games.names())
@@ -480,6 +488,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                           progress=not args.no_progress, replays=args.replays)
     except ValueError as exc:
         parser.exit(2, f"error: {exc}\n")
+    except KeyboardInterrupt:  # the results are summed up at the end: the games played so far are lost
+        replays = f" (the replays of the games it finished are in {args.replays})" if args.replays else ""
+        return interrupted(f"nothing was saved{replays}; the same command with the same --seed plays the same "
+                           "deals again and gives the same numbers")
     print(format_table(result))
     if args.json:
         args.json.write_text(json.dumps(result, indent=1))

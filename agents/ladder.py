@@ -26,6 +26,7 @@ import json
 import multiprocessing
 import os
 import shlex
+import signal
 import sys
 import time
 from collections.abc import Iterator, Sequence
@@ -42,6 +43,7 @@ from agents.evaluate import (
     Progress,
     check_output,
     deal_seeds,
+    interrupted,
     lineups,
     new_game,
     play_lineups,
@@ -118,8 +120,11 @@ def _start_worker(rules: Rules, players: int, specs: Sequence[str]) -> None:
     """A worker process uses one core: torch would otherwise start a thread per core in every worker.
 
     It makes each agent once, so that imports and first loads (torch, a network's file) happen here and not in
-    its first units, whose times the estimate of the time left is made from.
+    its first units, whose times the estimate of the time left is made from. Ctrl-C, which a terminal sends to
+    every process of the command, is left to the main process: it ends the workers itself, where each of them
+    would otherwise print a traceback.
     """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     os.environ["OMP_NUM_THREADS"] = "1"
     for spec in specs:
         make_agent(spec, rules, players, seed=0)
@@ -239,8 +244,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     args.out = args.out or Path("ladder") / f"{args.game}_{args.players}p"
     specs = check_arguments(parser, args)
-    result = ladder(args.game, specs, args.players, args.deals, args.deals if args.matches is None else args.matches,
-                    args.seed, args.out, rules=args.rules, workers=args.workers, progress=not args.no_progress)
+    try:
+        result = ladder(args.game, specs, args.players, args.deals,
+                        args.deals if args.matches is None else args.matches, args.seed, args.out, rules=args.rules,
+                        workers=args.workers, progress=not args.no_progress)
+    except KeyboardInterrupt:
+        return interrupted(f"the deals finished are kept in {args.out / 'cache'}; the same command plays only the "
+                           "rest and gives the same table")
     result["run"]["command"] = shlex.join(["python", "-m", "agents.ladder",
                                            *(sys.argv[1:] if argv is None else argv)])
     json_file, table_file, chart_file = (args.out / name for name in OUTPUTS)

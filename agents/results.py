@@ -18,7 +18,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from agents.evaluate import ROUND, WHOLE_GAME, Progress, evaluate, lineups, whole_number
+from agents.evaluate import ROUND, WHOLE_GAME, Progress, evaluate, interrupted, lineups, whole_number
 from agents.registry import TRAINED, bot_names
 from agents.stats import MARGIN_METHOD
 from agents.trained import shipped, shipped_path, training_facts
@@ -108,8 +108,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--no-progress", action="store_true", help="no progress bar and no time estimate")
     args = parser.parse_args(argv)
     whole_games = args.deals if args.matches is None else args.matches
-    with Progress("results", games_to_play(args.agents, args.deals, whole_games), enabled=not args.no_progress) as bar:
-        rows = [row for stem in args.agents for row in measure(stem, args.deals, bar, whole_games)]
+    try:
+        with Progress("results", games_to_play(args.agents, args.deals, whole_games),
+                      enabled=not args.no_progress) as bar:
+            rows = [row for stem in args.agents for row in measure(stem, args.deals, bar, whole_games)]
+    except KeyboardInterrupt:
+        return interrupted(f"nothing was saved; the same command gives the same table when run again (its seed, "
+                           f"{RESULTS_SEED}, is fixed)")
     print(markdown(rows))
     return 0
 

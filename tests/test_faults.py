@@ -1,19 +1,25 @@
 """Faults in long jobs: a worker killed, a full disk or a signal while a checkpoint is written, a stop during a
-periodic evaluation. Each ends with one line that says what was kept and how to go on, and going on ends where
-an uninterrupted run ends."""
+periodic evaluation, an evaluation or a ladder interrupted. Each ends with one line that says what was kept and
+how to go on, and going on ends where an uninterrupted run ends."""
 
 from __future__ import annotations
 
+import contextlib
 import errno
+import json
 import os
+import re
 import shlex
 import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 import torch
-from test_train import config_file, run_in_process
+from test_train import ROOT, config_file, run_in_process
 
 from agents import rollout_workers
 from agents.checkpoint import load_checkpoint
@@ -201,3 +207,96 @@ def test_sigterm_during_a_periodic_evaluation_plays_it_again_on_resume(
     assert [line.split(",")[0] for line in (run / "eval.csv").read_text().splitlines()[1:]] == ["0", "2"]
     go_on(monkeypatch, out)
     assert_same_end(run, uninterrupted)
+
+
+def start(*args: str) -> subprocess.Popen:
+    """A command of this project in its own session, so that a signal can go to all its processes at once, as a
+    terminal's Ctrl-C does."""
+    return subprocess.Popen([sys.executable, "-m", *args], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True)
+
+
+def wait_until(done: Any, process: subprocess.Popen, timeout: float = 60) -> None:
+    deadline = time.time() + timeout
+    while not done():
+        assert process.poll() is None, process.communicate()[1][-2000:]
+        assert time.time() < deadline
+        time.sleep(0.05)
+
+
+@pytest.mark.parametrize("command", [
+    ["agents.evaluate", "--game", "rummy500", "--agents", "random", "greedy", "--deals", "100000", "--seed", "3"],
+    ["agents.results", "--agents", "rummy500_2p", "--deals", "100000"],
+])
+def test_ctrl_c_stops_an_evaluation_on_one_line_that_says_nothing_was_saved(tmp_path: Path,
+                                                                             command: list[str]) -> None:
+    """Ctrl-C after some deals: no traceback, the status a shell gives an interrupted command, and one line
+    saying that nothing was saved and that the same command gives the same numbers (the seed decides them)."""
+    process = start(*command, *(["--json", str(tmp_path / "out.json")] if command[0] == "agents.evaluate" else []))
+    os.set_blocking(process.stderr.fileno(), False)
+    err: list[bytes] = []
+
+    def some_games_played() -> bool:  # the bar's count of games, read as it is drawn
+        with contextlib.suppress(BlockingIOError):
+            err.append(os.read(process.stderr.fileno(), 65536))
+        return re.search(rb"\| ?[1-9][\d,]*/", b"".join(err)) is not None
+
+    wait_until(some_games_played, process)
+    os.killpg(process.pid, signal.SIGINT)
+    os.set_blocking(process.stderr.fileno(), True)
+    out, rest = process.communicate(timeout=30)
+    err_text = b"".join(err).decode() + rest
+    assert process.returncode == 130, err_text[-2000:]
+    assert "Traceback" not in err_text and out == ""
+    last = err_text.strip().splitlines()[-1]
+    assert last.startswith("interrupted: nothing was saved; the same command")
+    assert "gives the same" in last
+    assert not (tmp_path / "out.json").exists()
+
+
+LADDER = ["agents.ladder", "--game", "rummy500", "--agents", "random", "greedy", "value", "--deals", "12",
+          "--seed", "4", "--no-progress"]
+
+
+def deals_cached(out: Path) -> int:
+    return len(list((out / "cache").glob("*/deal*.json")))
+
+
+def without_run(out: Path) -> dict[str, Any]:
+    return {key: value for key, value in json.loads((out / "ladder.json").read_text()).items() if key != "run"}
+
+
+@pytest.fixture(scope="module")
+def whole_ladder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The ladder played through once, for the interrupted ones to end as."""
+    out = tmp_path_factory.mktemp("ladder") / "whole"
+    from agents import ladder
+
+    assert ladder.main([*LADDER[1:], "--workers", "1", "--out", str(out)]) == 0
+    return out
+
+
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGINT], ids=["SIGKILL", "SIGINT"])
+def test_a_ladder_killed_or_interrupted_midway_keeps_its_finished_deals_and_ends_as_one_played_through(
+        tmp_path: Path, whole_ladder: Path, sig: signal.Signals) -> None:
+    """A ladder stopped once some deals are cached, by SIGKILL (no word from it) or by Ctrl-C to it and its
+    workers (one line, no traceback from any of them), then run again: the finished deals come from the cache,
+    and the table is the one a ladder played through makes."""
+    out = tmp_path / "ladder"
+    process = start(*LADDER, "--workers", "2", "--out", str(out))
+    wait_until(lambda: deals_cached(out) > 0, process)  # early, while the workers still load what they play with
+    os.killpg(process.pid, sig)
+    _, err = process.communicate(timeout=30)
+    kept = deals_cached(out)
+    total = deals_cached(whole_ladder)
+    assert 0 < kept < total, "the ladder was not stopped midway"
+    if sig == signal.SIGINT:
+        assert process.returncode == 130 and "Traceback" not in err, err[-2000:]
+        assert err.strip().splitlines()[-1] == (f"interrupted: the deals finished are kept in {out / 'cache'}; the "
+                                                "same command plays only the rest and gives the same table")
+    again = subprocess.run([sys.executable, "-m", *LADDER, "--workers", "2", "--out", str(out)], cwd=ROOT,
+                           capture_output=True, text=True, timeout=120)
+    assert again.returncode == 0, again.stderr[-2000:]
+    run = json.loads((out / "ladder.json").read_text())["run"]
+    assert run["games_cached"] == 2 * kept and run["games_played"] == 2 * (total - kept)
+    assert without_run(out) == without_run(whole_ladder)
