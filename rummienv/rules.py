@@ -164,5 +164,5 @@ def read_yaml(path: Path, what: str, error: type[ValueError]) -> Any:
         raise error(f"{what} {str(path)!r} is not text (UTF-8), so not YAML") from None
     except RecursionError:
         raise error(f"{what} {str(path)!r} nests lists or mappings too deeply to read") from None
-    except (yaml.YAMLError, ValueError) as exc:  # the parser's ValueError: an escape beyond Unicode, "\U10010000"
+    except (yaml.YAMLError, ValueError, OverflowError) as exc:  # the parser's own for escapes beyond Unicode
         raise error(f"{what} {str(path)!r} is not valid YAML: {' '.join(str(exc).split())}") from None

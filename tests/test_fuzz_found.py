@@ -48,6 +48,8 @@ def _rummikub(**changes: Any) -> dict[str, Any]:
     _rummikub(racks=[["r1"] * 130, ["k2"]], pool=[]),  # 8-bit counts wrapped around to -126 copies
     _rummikub(round=5),  # a round of a one-round game that does not exist
     {**real_positions("rummy500")[1], "phase": ["draw"]},  # TypeError: unhashable
+    {**real_positions("rummy500")[5], "rng": {**real_positions("rummy500")[5]["rng"],  # OverflowError
+                                              "state": {"state": -1, "inc": 1}}},
 ])
 def test_positions_found_are_refused(position: dict[str, Any]) -> None:
     _one_line(PositionError, rummienv.load_state, position)
@@ -83,7 +85,7 @@ def test_rules_found_are_refused(overrides: dict[str, Any]) -> None:
 
 
 @pytest.mark.parametrize("content", [  # not UTF-8, too deep, a message over lines, the parser's own ValueError
-    b"\xbb", b"[" * 3000, b"jokers: [1\n", b'"\\U10010000": 1\n'])
+    b"\xbb", b"[" * 3000, b"jokers: [1\n", b'"\\U10010000": 1\n', b'"\\U80010000": []\n'])
 def test_rules_files_found_are_refused(tmp_path: Path, content: bytes) -> None:
     path = tmp_path / "rules.yaml"
     path.write_bytes(content)
@@ -101,7 +103,8 @@ def test_configs_found_are_refused(values: dict[Any, Any]) -> None:
     _one_line(ConfigError, from_dict, values)
 
 
-@pytest.mark.parametrize("content", [b"\xda", b"{a: " * 3000, b"seed: [1\n", b'"\\U10010000": null\n'])
+@pytest.mark.parametrize("content", [b"\xda", b"{a: " * 3000, b"seed: [1\n", b'"\\U10010000": null\n',
+                                     b'"\\r\\U00010000\\U80010000": null\n'])
 def test_config_files_found_are_refused(tmp_path: Path, content: bytes) -> None:
     path = tmp_path / "run.yaml"
     path.write_bytes(content)

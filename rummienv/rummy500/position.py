@@ -231,6 +231,6 @@ def _load_record(state: Rummy500State, position: dict[str, Any]) -> None:
     if "rng" in position:
         try:
             rng.bit_generator.state = position["rng"]
-        except (TypeError, ValueError, KeyError) as exc:
+        except (TypeError, ValueError, KeyError, OverflowError) as exc:  # numbers out of a uint64's range too
             raise PositionError(f"rng is not a PCG64 bit generator state: {exc}") from exc
     state.restore_record(seed, actions, rng)
