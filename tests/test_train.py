@@ -138,14 +138,14 @@ def test_interrupted_run_resumes_to_the_same_result(tmp_path: Path, monkeypatch:
                "eval_deals": 2, "imitation_teacher": "", "num_workers": workers, "overlap": overlap}
     config = config_file(tmp_path, "interrupted", **changes)
     interrupted = start_train("--config", str(config), "--runs-dir", str(tmp_path))
-    run_in_process(monkeypatch, "--config", str(config_file(tmp_path, "straight", **changes)),
-                   "--runs-dir", str(tmp_path))  # meanwhile, on the other core
     metrics = tmp_path / "interrupted" / "metrics.csv"
     deadline = time.time() + 90
     while not (metrics.exists() and len(metrics.read_text().splitlines()) > 2) and time.time() < deadline:
         time.sleep(0.01)
-    interrupted.send_signal(signal.SIGINT)
+    interrupted.send_signal(signal.SIGINT)  # before the uninterrupted run, so it cannot come after the end
     out, err = interrupted.communicate(timeout=60)
+    run_in_process(monkeypatch, "--config", str(config_file(tmp_path, "straight", **changes)),
+                   "--runs-dir", str(tmp_path))
     assert interrupted.returncode == 0, err[-2000:]
     assert "stopped at update" in out, out
     assert 0 < load_checkpoint(tmp_path / "interrupted" / "checkpoint.pt")["update"] < updates
