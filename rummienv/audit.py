@@ -234,15 +234,15 @@ def _pieces(sets: Iterable[BoardSet]) -> Counter:
 def _audit_opening(old: list[BoardSet], new: list[BoardSet], before: Position, seat: int, threshold: int
                    ) -> list[str]:
     """T4/K3: the opening adds new sets of the opener's own pieces, worth the threshold, and touches no other."""
-    kept = Counter(new) - Counter(old)
+    added = Counter(new) - Counter(old)
     if Counter(old) - Counter(new):
         return [f"T4/K3: seat {seat}'s opening changed the table's sets {sorted(Counter(old) - Counter(new))}"]
     problems = []
-    if _pieces(kept.elements()) != Counter(before["staged"]):
-        problems.append(f"T4/K3: seat {seat} opened with {sorted(_pieces(kept.elements()).elements())}, "
+    if _pieces(added.elements()) != Counter(before["staged"]):
+        problems.append(f"T4/K3: seat {seat} opened with {sorted(_pieces(added.elements()).elements())}, "
                         f"not its staged {sorted(before['staged'])}")
     try:
-        worth = sum(set_value(kind, pieces) for kind, pieces in kept.elements())
+        worth = sum(set_value(kind, pieces) for kind, pieces in added.elements())
     except Broken:
         return problems  # reported by the position's own audit
     if worth < threshold:
