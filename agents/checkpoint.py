@@ -19,6 +19,7 @@ import torch
 
 from agents.ppo import ActorCritic, PolicyAgent
 from agents.whole_turn_policy import WholeTurnPolicy, per_piece_agent
+from rummienv import games
 from rummienv.games import rules_of
 
 FORMAT = "rummienv-ppo-checkpoint"
@@ -98,15 +99,29 @@ def load_checkpoint(path: str | Path) -> dict[str, Any]:
     for key in ("config", "model", "model_shape", "global_step"):
         if key not in data:
             raise CheckpointError(f"checkpoint {str(path)!r} lacks {key!r}: it is damaged or incomplete")
+    for key in ("config", "model", "model_shape"):
+        if not isinstance(data[key], dict):
+            raise CheckpointError(f"checkpoint {str(path)!r}: {key!r} is a {type(data[key]).__name__}, not a "
+                                  "mapping: it is damaged or not this project's")
+    shape = data["model_shape"]
+    if set(shape) != set(SHAPE_FIELDS) or not all(type(v) is int and v >= 1 for v in shape.values()):
+        raise CheckpointError(f"checkpoint {str(path)!r}: model_shape must give {', '.join(SHAPE_FIELDS)} as whole "
+                              f"numbers from 1, got {shape!r}")
     return data
 
 
+# The network's description in a checkpoint: ActorCritic's constructor arguments, nothing else.
+SHAPE_FIELDS = ("obs_size", "num_actions", "hidden_size", "num_layers")
+
+
 def network_from(data: dict[str, Any]) -> ActorCritic:
+    """The network a checkpoint (``load_checkpoint``'s dict) describes, with its weights."""
     net = ActorCritic(**data["model_shape"])
     try:
         net.load_state_dict(data["model"])
-    except RuntimeError as exc:
-        raise CheckpointError(f"checkpoint weights do not fit the network they describe: {exc}") from None
+    except (RuntimeError, TypeError, ValueError) as exc:  # torch's message lists every key, over several lines
+        raise CheckpointError("checkpoint weights do not fit the network they describe: "
+                              f"{' '.join(str(exc).split())[:300]}") from None
     return net
 
 
@@ -126,10 +141,23 @@ def load_agent(path: str | Path, game: Any, num_players: int, seed: int | None =
             f"checkpoint {str(path)!r} was trained for {trained.get('game')} with "
             f"{trained.get('num_players')} players, not {name} with {num_players}"
         )
+    whole_turns = trained.get("whole_turns", False)
+    if not isinstance(whole_turns, bool):
+        raise CheckpointError(f"checkpoint {str(path)!r}: config whole_turns is {whole_turns!r}, not true or false")
+    try:
+        wanted = games.make_game(name, num_players, rules_of(game), whole_turns=whole_turns)
+    except ValueError as exc:  # a whole-turn network for a game without that mode
+        raise CheckpointError(f"checkpoint {str(path)!r} cannot play {name}: {exc}") from None
+    got = data["model_shape"]
+    if (got["obs_size"], got["num_actions"]) != (wanted.observation_size, wanted.num_actions):
+        raise CheckpointError(
+            f"checkpoint {str(path)!r} holds a network for {got['obs_size']} observations and {got['num_actions']} "
+            f"actions; {name} with {num_players} players{' in whole turns' if whole_turns else ''} has "
+            f"{wanted.observation_size} and {wanted.num_actions}")
     if greedy is None:
         greedy = act_of(data, path) == "most_likely"
     policy = PolicyAgent(network_from(data), seed=seed, greedy=greedy, name=Path(path).stem)
-    return per_piece_agent(policy, rules_of(game), bool(trained.get("whole_turns")))
+    return per_piece_agent(policy, rules_of(game), whole_turns)
 
 
 def act_of(data: dict[str, Any], path: str | Path) -> str:
