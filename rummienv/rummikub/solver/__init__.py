@@ -30,7 +30,7 @@ from typing import Literal
 import numpy as np
 
 from rummienv.rummikub.solver.forward import NO_FLOOR, best_layout, one_pass, path, used_pieces
-from rummienv.rummikub.solver.masks import Position, Turn, legal_layout_of, mask, turn_mask_of
+from rummienv.rummikub.solver.masks import Position, Turn, legal_layout, mask, turn_mask
 from rummienv.rummikub.solver.moves import Pass, Problem
 from rummienv.rummikub.solver.rebuild import sets_of_path
 from rummienv.rummikub.solver.search import FOUND, play_path
@@ -59,7 +59,7 @@ def workspace() -> Store:
     """The store every question reuses, made (and the solver's compile announced) on first use."""
     global _STORE
     if _STORE is None:
-        announce_compiling(turn_mask_of)
+        announce_compiling(turn_mask)
         _STORE = new_store()
     return _STORE
 
@@ -144,7 +144,7 @@ def legal_mask(table, rack, staged=None, *, fixed=None, opened: bool = True, thr
 def turn_masks(position: Position, turn: Turn) -> tuple[np.ndarray, bool, int]:
     """``legal_mask`` of ``position`` from what a turn has learnt (``masks.turn_mask``): the mask, whether the
     staged pieces are a legal play now, and how many witnesses the turn keeps."""
-    answer, ok, kept, legal = turn_mask_of(*position, *turn, *workspace())
+    answer, ok, kept, legal = turn_mask(position, turn, workspace())
     if not ok:
         raise overflow_error()
     return answer, legal, kept
@@ -165,7 +165,7 @@ def can_play(table, rack, staged, *, fixed=None, opened: bool = True, threshold:
 
 
 def _some_layout(problem: Problem) -> bool:
-    found, ok = legal_layout_of(*problem, *workspace())
+    found, ok = legal_layout(problem, workspace())
     if not ok:
         raise overflow_error()
     return found

@@ -26,7 +26,7 @@ from numba import njit
 from rummienv.rummikub.solver.forward import NO, NO_FLOOR, ONE, YES, ZERO, forward, one_pass, summarise
 from rummienv.rummikub.solver.moves import Pass, Problem, colour_order
 from rummienv.rummikub.solver.search import FOUND, LEGAL_BUDGET, MASK_BUDGET, UNKNOWN, lone_search, orders_of, search
-from rummienv.rummikub.solver.store import MEMO_BITS, HashTable, Store, fresh_stamp
+from rummienv.rummikub.solver.store import MEMO_BITS, HashTable, fresh_stamp
 from rummienv.rummikub.solver.witnesses import NO_EXTRA, could_fit, extend, holds, record_witnesses
 
 
@@ -299,24 +299,3 @@ def legal_layout(problem, store):
         if best >= 0 or joker_cap >= jokers_hi:
             return best >= 0, True
         joker_cap = 1 if joker_cap == 0 else jokers_hi
-
-
-# The entry points Python calls for the small, frequent questions take every field apart: numba types a
-# named tuple handed in from Python field by field on every call (several microseconds for the store's twelve
-# arrays, more than a turn's typical mask costs), while arrays and numbers are typed at once. Inside, the
-# named tuples are built again for free. Their parameter lists are the fields of Position, Turn and Store,
-# in that order.
-
-
-@njit(cache=True)
-def turn_mask_of(table, rack, staged, fixed, valued, threshold, mask, staged_before, same_rack, witnesses, count,
-                 searches, *store):
-    """``turn_mask`` of a Position and a Turn given field by field, with the store's arrays."""
-    return turn_mask(Position(table, rack, staged, fixed, valued, threshold),
-                     Turn(mask, staged_before, same_rack, witnesses, count, searches), Store(*store))
-
-
-@njit(cache=True)
-def legal_layout_of(lo, hi, jokers_lo, jokers_hi, fixed, valued, threshold, *store):
-    """``legal_layout`` of a Problem given field by field, with the store's arrays."""
-    return legal_layout(Problem(lo, hi, jokers_lo, jokers_hi, fixed, valued, threshold), Store(*store))
