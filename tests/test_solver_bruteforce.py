@@ -22,10 +22,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bruteforce as bf
 import positions as ps
 
-from rummienv.rummikub import solver
-from rummienv.rummikub.solver import search as depth_first
-from rummienv.rummikub.solver.moves import Problem
-from rummienv.rummikub.solver.store import MEMO_BITS, HashTable, fresh_stamp, size_bits_for
+from rummienv.rummikub import kernel, solver
 from rummienv.rummikub.turn_memory import TurnMemory
 
 JOKER = 52
@@ -156,19 +153,20 @@ def _ask(search: str, more: np.ndarray, hi: np.ndarray, fixed: np.ndarray, value
     sharing the dead states of the position's other questions (``shared``: the colour orders and stamp)."""
     ws = solver.workspace()
     budget = 1 << 20
-    problem = Problem(more[:52], hi[:52], more[JOKER], hi[JOKER], fixed, valued, threshold)
     if search == "exists":
-        orders = depth_first.orders_of(more[:52], hi[:52])
-        table = HashTable(ws.table, size_bits_for(budget), fresh_stamp(ws.table, ws.stamp))
-        dead = depth_first.dead_states(table, depth_first.UP, orders, -1)
-        answer, _ = depth_first.exists(problem, budget, orders[depth_first.UP], table.slots, dead, ws, found)
+        orders = kernel._orders(more[:52], hi[:52])
+        memo = kernel._memo(ws.ht, kernel._hash_bits(budget), kernel._fresh_stamp(ws.ht, ws.stamp), kernel.UP,
+                            orders, -1)
+        args = (more[:52], hi[:52], more[JOKER], hi[JOKER], fixed, valued, threshold, budget, orders[kernel.UP], memo)
     else:
         orders, stamp = shared
-        answer, _ = depth_first.search(problem, budget, orders, HashTable(ws.memo, MEMO_BITS, stamp), t, ws, found)
+        args = (more[:52], hi[:52], more[JOKER], hi[JOKER], fixed, valued, threshold, budget, orders, ws.memo,
+                kernel.MEMO_BITS, stamp, t)
+    answer, _ = getattr(kernel, search)(*args, ws.key, ws.path, found)
     return answer
 
 
-@pytest.mark.parametrize("search", ["exists", "search"])
+@pytest.mark.parametrize("search", ["exists", "_search"])
 @pytest.mark.parametrize("chunk", range(5))
 def test_exists_matches_bruteforce(chunk, search):
     """The depth-first search, with a budget it never exhausts, finds a layout holding everything staged plus
@@ -185,15 +183,15 @@ def test_exists_matches_bruteforce(chunk, search):
         mask = _mask_of(bf.legal_plays(table, rack, staged, **opts), staged)
         base, fixed, valued, threshold = solver.mask_problem(table, opts["fixed"], pos["opened"], pos["threshold"])
         lo, hi = base + staged, base + rack
-        shared = (depth_first.orders_of(lo[:52], hi[:52]), fresh_stamp(ws.memo, ws.memo_stamp))
+        shared = (kernel._orders(lo[:52], hi[:52]), kernel._fresh_stamp(ws.memo, ws.memo_stamp))
         types = np.flatnonzero(rack > staged)
-        for t in np.concatenate([rng.permutation(types), rng.permutation(types)]) if search == "search" else types:
+        for t in np.concatenate([rng.permutation(types), rng.permutation(types)]) if search == "_search" else types:
             more = lo.copy()
             more[t] += 1
             answer = _ask(search, more, hi, fixed, valued, threshold, shared, t, found)
-            assert answer != depth_first.UNKNOWN, where
-            assert (answer == depth_first.FOUND) == mask[t], f"{bf.names(more - base)} more: {where}"
-            if answer != depth_first.FOUND:
+            assert answer != kernel.UNKNOWN, where
+            assert (answer == kernel.FOUND) == mask[t], f"{bf.names(more - base)} more: {where}"
+            if answer != kernel.FOUND:
                 continue
             assert np.all(found[:52] >= more[:52]) and np.all(found[:52] <= hi[:52]), where
             # the layout stands for every joker count from those it places (or must) to its room
