@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 import torch
+from terminal_signals import ctrl_c_as_in_a_terminal
 from test_train import ROOT, config_file, run_in_process
 
 from agents import rollout_workers
@@ -213,7 +214,7 @@ def start(*args: str) -> subprocess.Popen:
     """A command of this project in its own session, so that a signal can go to all its processes at once, as a
     terminal's Ctrl-C does."""
     return subprocess.Popen([sys.executable, "-m", *args], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, start_new_session=True)
+                            text=True, start_new_session=True, preexec_fn=ctrl_c_as_in_a_terminal)
 
 
 def wait_until(done: Any, process: subprocess.Popen, timeout: float = 60) -> None:

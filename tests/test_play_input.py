@@ -12,6 +12,7 @@ import sys
 import time
 
 import pytest
+from terminal_signals import ctrl_c_as_in_a_terminal
 
 from rummienv import games, play, play_text, replay
 from rummienv.errors import IllegalActionError, NotationError
@@ -38,7 +39,7 @@ def test_ctrl_c_keeps_the_game_record(tmp_path):
     path = tmp_path / "new" / "game.json"
     proc = subprocess.Popen([sys.executable, "-m", "rummienv.play", "--game", "rummy500", "--seed", "4",
                              "--replay", str(path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE)
+                            stderr=subprocess.PIPE, preexec_fn=ctrl_c_as_in_a_terminal)
     try:
         proc.stdin.write(b"draw\n")
         proc.stdin.flush()
