@@ -40,6 +40,7 @@ from rummienv.core import Game, State
 from rummienv.errors import IllegalActionError
 from rummienv.outcome import shares, top_seats
 from rummienv.rules import make_rules
+from rummienv.wording import counted as plural  # the evaluator's name for it, which the ladder shares
 
 
 def lineups(num_agents: int, players: int) -> list[tuple[int, ...]]:
@@ -110,11 +111,6 @@ def play_lineups(engine: Game, table: Sequence[tuple[int, ...]], seat_agent: Cal
             replay.write(Path(replays) / f"{prefix}deal{deal:05d}-lineup{k:02d}.json", state, seat_labels)
         yield {"deal": deal, "seats": seat_labels, "scores": [float(x) for x in state.scores()],
                "winners": state.winners()}
-
-
-def plural(count: int, word: str, many: str | None = None) -> str:
-    """``1 deal``, ``2,000 deals``: a count as a reader says it, never ``1 deals``."""
-    return f"{count:,} {word if count == 1 else many or word + 's'}"
 
 
 def duration(seconds: float) -> str:

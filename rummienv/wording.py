@@ -3,6 +3,6 @@
 from __future__ import annotations
 
 
-def counted(n: int, noun: str) -> str:
-    """``n`` and ``noun``, the noun with an s unless there is exactly one."""
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+def counted(n: int, noun: str, many: str | None = None) -> str:
+    """``n`` as a reader says it ("2,000") and ``noun``, with an s (or ``many``) unless there is exactly one."""
+    return f"{n:,} {noun if n == 1 else many or noun + 's'}"
