@@ -172,12 +172,12 @@ class State(ABC):
 
     def check_legal(self, action: int) -> None:
         """Raise a clear IllegalActionError unless ``action`` is legal now."""
-        shown = " ".join(repr(action).split())  # an array's repr spans lines; a refusal is one
         if self.is_terminal():
-            raise IllegalActionError(f"action {shown} refused: the game is over")
+            raise IllegalActionError(f"action {_one_line(action)} refused: the game is over")
         if isinstance(action, bool) or not isinstance(action, (int, np.integer)) or \
                 not 0 <= int(action) < self.num_actions:
-            raise IllegalActionError(f"action {shown} is not an action index (allowed: 0..{self.num_actions - 1})")
+            raise IllegalActionError(
+                f"action {_one_line(action)} is not an action index (allowed: 0..{self.num_actions - 1})")
         if not self.legal_action_mask()[int(action)]:
             legal = ", ".join(self.action_to_string(a) for a in self.legal_actions()[:12])
             raise IllegalActionError(
@@ -190,3 +190,9 @@ class State(ABC):
     def phase(self) -> str:
         """A short name of the turn phase, used in error messages and observations."""
         return "play"
+
+
+def _one_line(action: Any) -> str:
+    """``action`` as a refusal shows it: an array's repr spans lines, a refusal is one. Made only when refusing,
+    since every move is checked."""
+    return " ".join(repr(action).split())
