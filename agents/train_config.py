@@ -12,7 +12,6 @@ settings it started with.
 from __future__ import annotations
 
 import dataclasses
-import math
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -22,7 +21,7 @@ from typing import Any, get_type_hints
 from agents.registry import baseline_names, bot_names
 from rummienv import games
 from rummienv.outcome import REWARDS
-from rummienv.rules import read_yaml
+from rummienv.rules import is_number, read_yaml
 
 
 class ConfigError(ValueError):
@@ -184,8 +183,7 @@ def _check(name: str, kind: Any, value: Any, meta: dict) -> Any:
         if not isinstance(value, bool):
             raise ConfigError(f"config field {name!r} must be true or false, got {value!r}")
     elif base in (int, float):
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or (
-                isinstance(value, float) and not math.isfinite(value)):
+        if not is_number(value):
             raise ConfigError(f"config field {name!r} must be a number (a finite one), got {value!r}")
         if base is int and int(value) != value:
             raise ConfigError(f"config field {name!r} must be a whole number, got {value!r}")

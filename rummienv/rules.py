@@ -100,6 +100,14 @@ _RANGES: dict[str, tuple[float, float]] = {
 }
 
 
+def is_number(value: Any) -> bool:
+    """A finite int or float as a settings file means it: true and false are no numbers, though Python counts
+    them, and NaN or infinity would pass every bound check. Rules and training configs read numbers so."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    return isinstance(value, int) or math.isfinite(value)  # an int of any size has no float to overflow
+
+
 def _check_field(preset: Any, field: dataclasses.Field, value: Any) -> Any:
     game, name, kind = preset.game, field.name, field.type
     if kind == "bool":
@@ -107,8 +115,7 @@ def _check_field(preset: Any, field: dataclasses.Field, value: Any) -> Any:
             raise RulesError(f"rules field {name!r} of {game} must be true or false, got {value!r}")
         return value
     if kind in ("int", "float"):
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or (
-                isinstance(value, float) and not math.isfinite(value)):
+        if not is_number(value):
             raise RulesError(f"rules field {name!r} of {game} must be a number (a finite one), got {value!r}")
         if kind == "int" and int(value) != value:
             raise RulesError(f"rules field {name!r} of {game} must be a whole number, got {value!r}")
