@@ -45,6 +45,7 @@ from agents.train_control import Stopped, StopRequest, command, estimate, ticker
 from agents.train_log import CsvLog, format_table, last_evaluation, plot_curves, read_rows
 from agents.whole_turn_policy import per_piece_agent
 from rummienv import games
+from rummienv.errors import INTERRUPTED
 
 RUNS_DIR = "runs"
 
@@ -321,7 +322,7 @@ def run(args: argparse.Namespace, launched: float, stop: StopRequest) -> None:
         if not stop.requested:  # a SystemError of its own, not compiled code cut short by the second signal
             raise
         print(f"\nstopped at once{kept(args, learner, run_dir)}", file=sys.stderr)
-        sys.exit(130 if isinstance(exc, KeyboardInterrupt) else 1)
+        sys.exit(INTERRUPTED if isinstance(exc, KeyboardInterrupt) else 1)
     finally:
         learner.envs.close()
 

@@ -20,7 +20,6 @@ import argparse
 import contextlib
 import json
 import os
-import signal
 import sys
 import tempfile
 import time
@@ -37,7 +36,7 @@ from agents.registry import make_agent, rules_of
 from agents.stats import bootstrap_mean, ratings, wilson
 from rummienv import games, replay
 from rummienv.core import Game, State
-from rummienv.errors import IllegalActionError
+from rummienv.errors import INTERRUPTED, IllegalActionError
 from rummienv.outcome import shares, top_seats
 from rummienv.rules import make_rules
 from rummienv.wording import counted as plural  # the evaluator's name for it, which the ladder shares
@@ -455,9 +454,9 @@ def check_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -
 
 def interrupted(message: str) -> int:
     """Ctrl-C's one line on stderr in place of a traceback, and the status a shell gives a command it
-    interrupted (128 + SIGINT), so that a script running the command sees it did not finish."""
+    interrupted."""
     print(f"interrupted: {message}", file=sys.stderr)
-    return 128 + signal.SIGINT
+    return INTERRUPTED
 
 
 def main(argv: Sequence[str] | None = None) -> int:

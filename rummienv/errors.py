@@ -7,6 +7,11 @@ something under a rule cites the rule's id in parentheses, e.g. ``(T7)``;
 docs/RULES.md defines every id.
 """
 
+import signal
+
+# The exit status of a command that Ctrl-C stopped, as shells report it, so that a script sees it did not finish.
+INTERRUPTED = 128 + signal.SIGINT
+
 
 class NotationError(ValueError):
     """A tile or card token that is not in the game's notation."""

@@ -25,11 +25,10 @@ from typing import Any
 from rummienv import games, replay
 from rummienv import play_text as text
 from rummienv.envs.opponents import decide, make_agent, make_move
-from rummienv.errors import IllegalActionError, NotationError
+from rummienv.errors import INTERRUPTED, IllegalActionError, NotationError
 
 REMINDERS = (30.0, 10.0)  # seconds left on the turn clock at which the person is told so
 MAX_BOT_ACTIONS = 1000  # a bot that never ends its turn is a bug, not a long turn
-INTERRUPTED = 130  # the exit status of a program stopped by Ctrl-C (128 + SIGINT), as shells report it
 
 
 class LineReader:
