@@ -3,9 +3,11 @@
 Evaluation, the play command and the envs' opponents drive the per-piece game; a
 network trained with ``whole_turns`` expects the wider observation and mask
 (``rummienv.rummikub.whole_turns``). This agent works them out from the seat's
-view, exactly as the whole-turn state does, and when the network picks a whole
-play it lays that play down piece by piece and commits, asking the network
-nothing more that turn.
+view, exactly as the whole-turn state does. When the network picks a whole play,
+the rest of the turn is decided: a driver whose state lays a play down in one
+transition gets it from ``plan_turn`` (``agents.base.make_move``) and pays no
+per-piece mask for it; other drivers get it piece by piece, then COMMIT, and the
+network is asked nothing more that turn.
 """
 
 from __future__ import annotations
@@ -38,6 +40,21 @@ class WholeTurnPolicy(BaseAgent):
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         return int(self.act_batch(observation[None], action_mask[None], [self._require_view()])[0])
+
+    def plan_turn(self, view: View) -> np.ndarray | None:
+        """The whole play the network chose earlier this turn, to be laid at once; None when it chose none.
+
+        Only the network decides, and it needs the per-piece mask the driver computes for ``act``: so a turn
+        starts with ``act``, and once the network has picked a whole play (``act`` returned its first piece),
+        the driver's next move takes the rest from here, which ends the turn as laying it piece by piece would.
+        """
+        pos = position_of(view, self.rules)
+        turn = turn_key(pos, view)
+        plan = self.plans.get(turn)
+        if plan is None or (pos.staged > plan).any():
+            return None
+        del self.plans[turn]
+        return plan
 
     def widen(self, observation: np.ndarray, mask: np.ndarray, view: View) -> tuple[np.ndarray, np.ndarray, Plays]:
         """What the whole-turn state would show this seat (observation, mask), and the plays behind them."""

@@ -191,3 +191,46 @@ def test_a_whole_turn_checkpoint_plays_the_per_piece_game(tmp_path):
         obs, _, done, _, _ = env.step(int(np.flatnonzero(obs["action_mask"])[-1]))
         if done:
             obs, _ = env.reset()
+
+
+
+def test_a_chosen_whole_play_is_laid_in_one_transition_with_the_same_game():
+    """``make_move`` takes the rest of a whole play the network chose from ``plan_turn``: the same histories
+    as laying it piece by piece, with the agent asked once a turn where it was asked once a piece."""
+    from agents.evaluate import play_game
+
+    torch = pytest.importorskip("torch")
+    rules = make_rules("rummikub")
+    torch.manual_seed(0)
+    net = ActorCritic(W.size(2), W.NUM_ACTIONS)
+    with torch.no_grad():
+        net.actor.bias[W.MAX_PLAY] = 5.0
+    game = RummikubGame(rules, 2)
+    asked = {True: 0, False: 0}
+    for seed in range(3):
+        histories = []
+        for at_once in (True, False):
+            agent = _Counted(WholeTurnPolicy(PolicyAgent(net, seed=seed), rules), at_once)
+            histories.append(play_game(game, [agent, make_agent("hoard", rules, 2, seed=0)], seed).history)
+            asked[at_once] += agent.acts
+        assert histories[0] == histories[1]
+    assert asked[True] < 0.75 * asked[False]
+
+
+class _Counted:
+    """An agent whose calls of ``act`` are counted, with its ``plan_turn`` or (``at_once`` False) without it,
+    so that every driver lays its whole plays piece by piece."""
+
+    reads_view = True
+
+    def __init__(self, agent: WholeTurnPolicy, at_once: bool) -> None:
+        self.agent, self.acts = agent, 0
+        if at_once:
+            self.plan_turn = agent.plan_turn
+
+    def observe(self, view):
+        self.agent.observe(view)
+
+    def act(self, observation, action_mask):
+        self.acts += 1
+        return self.agent.act(observation, action_mask)
