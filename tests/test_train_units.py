@@ -89,6 +89,24 @@ def test_masked_policy_never_picks_an_illegal_action() -> None:
     assert mask.numpy()[np.arange(500), picks].all()
 
 
+def test_an_agent_acts_on_a_few_rows_with_one_thread_and_gives_the_process_its_threads_back() -> None:
+    """Single decisions run on one torch thread (a second only waits for a core on a busy machine); big
+    batches keep the process's threads, and the setting is the same after either."""
+    net = ActorCritic(10, 6, hidden_size=16)
+    seen = []
+    net.trunk.register_forward_hook(lambda *_: seen.append(torch.get_num_threads()))
+    agent = PolicyAgent(net, seed=1)
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        for rows in (1, 1000):
+            agent.act_batch(np.zeros((rows, 10), dtype=np.float32), np.ones((rows, 6), dtype=np.int8))
+            assert torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)
+    assert seen == [1, 2]
+
+
 def test_pool_favours_the_opponents_it_beats_least() -> None:
     pool = OpponentPool(["random", "greedy"], latest_prob=0.0, pool_size=2, power=2.0)
     for _ in range(40):
