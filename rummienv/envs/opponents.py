@@ -55,15 +55,16 @@ def reads_view(agent: Agent) -> bool:
     return bool(getattr(agent, "reads_view", False))
 
 
-def decide(agent: Agent, state: State) -> int:
-    """The action ``agent`` picks for the seat to move, from what that seat may know only."""
+def decide(agent: Agent, state: State, view: dict[str, Any] | None = None) -> int:
+    """The action ``agent`` picks for the seat to move, from what that seat may know only (``view``: that
+    seat's view, where the caller has made it already)."""
     player = state.current_player
     if reads_view(agent):
-        agent.observe(state.view(player))
+        agent.observe(state.view(player) if view is None else view)
     return action_index(agent.act(state.observation(player), state.legal_action_mask().copy()))
 
 
-def play_whole(agent: Agent, state: State) -> int:
+def play_whole(agent: Agent, state: State, view: dict[str, Any] | None = None) -> int:
     """Lay down ``agent``'s whole play in one transition if both sides offer that; the actions it stands for.
 
     A planning agent knows its whole play at the start of the turn, and laying it
@@ -73,7 +74,7 @@ def play_whole(agent: Agent, state: State) -> int:
     """
     if not (hasattr(agent, "plan_turn") and hasattr(state, "apply_play")):
         return 0
-    play = agent.plan_turn(state.view(state.current_player))
+    play = agent.plan_turn(state.view(state.current_player) if view is None else view)
     if play is None:
         return 0
     before = len(state.history)
@@ -84,12 +85,14 @@ def play_whole(agent: Agent, state: State) -> int:
 def make_move(agent: Agent, state: State) -> int:
     """Let ``agent`` move for the seat to move: a whole play where it can (``play_whole``), else one action.
 
-    The number of actions made, so drivers count moves the same either way.
+    The number of actions made, so drivers count moves the same either way. The seat's view is made once
+    for both questions: a network that reads it (``agents.whole_turn_policy``) is asked both every turn.
     """
-    made = play_whole(agent, state)
+    view = state.view(state.current_player) if reads_view(agent) else None
+    made = play_whole(agent, state, view)
     if made:
         return made
-    state.apply_action(decide(agent, state))
+    state.apply_action(decide(agent, state, view))
     return 1
 
 
