@@ -1,0 +1,287 @@
+"""Times the solver's questions about big racks, at positions logged from games of the strong agents.
+
+    python benchmarks/big_racks.py --write-positions FILE [--agents hoard ppo] [--games 300] [--seed 0]
+    python benchmarks/big_racks.py --positions FILE [--count N] [--against REV] [--json out.json]
+
+The strong agents (``hoard``, ``ppo``, ``expert``) hoard: they keep drawing until their whole rack can go
+out, so most of their decisions are asked about racks of 20 to 55 pieces, and every one asks the solver for
+the play with the most pieces; a whole-turn player (``ppo``) asks again with the rack's jokers kept back
+(``rummienv.rummikub.whole_turns.plays``), and a hoarder only wants to know whether its whole rack can go
+out. ``--write-positions`` plays ``--games`` two-seat games of ``--agents`` (seats swapped every other game,
+deal seeds from ``--seed``) and writes, one JSON object a line, the solver's inputs at every decision whose
+rack holds 20 to 55 pieces: table, rack and staged pieces in notation, the seat's solver arguments, and who
+was deciding.
+
+Timing mode asks three questions at each position and prints median and p99 milliseconds of each:
+
+* ``most``: the play with the most pieces (``solver.best_play``);
+* ``keep_jokers``: the same with the rack's jokers kept back, where the rack holds one;
+* ``go_out``: whether a legal play lays every rack piece (``solver.goes_out`` where the solver has it;
+  before it, the best play's size against the rack's).
+
+It also prints a SHA-256 digest of every answer (each play's pieces and table layout, each yes or no), so
+that two builds can be shown to give the same answers. ``--against REV`` loads the solver of the git
+revision REV beside the working tree's and asks it every question too, alternating the two position by
+position so that the machine's load falls on both alike: it prints both builds' times, their ratios and
+digests, counts the positions where the answers differ and exits non-zero if there is any. The first call
+of each build compiles or loads its compiled code and is not timed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import importlib.util
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+from json_lines import json_lines
+
+from agents.base import make_move
+from agents.evaluate import new_game
+from agents.registry import make_agent
+from agents.rummikub_bots import position_of
+from rummienv.rules import make_rules
+from rummienv.rummikub import solver
+from rummienv.tiles import JOKER, counts_of, parse_tiles, tile_name, tiles_of
+
+ROOT = Path(__file__).resolve().parents[1]
+SMALLEST, LARGEST = 20, 55  # the racks logged, in pieces
+QUESTIONS = ("most", "keep_jokers", "go_out")
+MAKE_POSITIONS = "make one with: python benchmarks/big_racks.py --write-positions positions.jsonl"
+
+
+def notation(counts: np.ndarray) -> str:
+    return " ".join(tile_name(t) for t in tiles_of(np.asarray(counts)))
+
+
+def record_games(agents: list[str], games: int, seed: int) -> list[dict]:
+    """The big-rack decisions of ``games`` two-seat games between ``agents``, in play order."""
+    rules = make_rules("rummikub")
+    engine = new_game(rules, 2)
+    out: list[dict] = []
+    for g in range(games):
+        names = agents if g % 2 == 0 else agents[::-1]
+        seats = [make_agent(name, rules, 2, seed=seed + g) for name in names]
+        state = engine.new_initial_state(seed + g)
+        seen: set[bytes] = set()
+        while not state.is_terminal():
+            player = state.current_player
+            pos = position_of(state.view(player), rules)
+            key = pos.table.tobytes() + pos.rack.tobytes() + pos.staged.tobytes()
+            if SMALLEST <= pos.rack.sum() <= LARGEST and key not in seen:
+                seen.add(key)
+                entry = {"agent": names[player], "game": seed + g, "table": notation(pos.table),
+                         "rack": notation(pos.rack), "staged": notation(pos.staged)}
+                args = pos.solver_args
+                entry.update({"opened": True, "fixed": args["fixed"].tolist()} if args["opened"] else
+                             {"opened": False, "threshold": args["threshold"]})
+                out.append(entry)
+            make_move(seats[player], state)
+    return out
+
+
+def question_inputs(entry: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+    """Table, rack and staged counts and the solver's keyword arguments of a logged position."""
+    table, rack, staged = (counts_of(parse_tiles(entry[k])).astype(np.int64) for k in ("table", "rack", "staged"))
+    if entry["opened"]:
+        args: dict[str, Any] = {"opened": True, "fixed": np.asarray(entry["fixed"], dtype=np.int64)}
+    else:
+        args = {"opened": False, "threshold": int(entry["threshold"])}
+    return table, rack, staged, args
+
+
+def read_positions(path: str, count: int | None) -> list[tuple[np.ndarray, np.ndarray, np.ndarray, dict]]:
+    """The first ``count`` positions of a file (all: None); OSError, or ValueError naming the line at fault."""
+    positions = []
+    for number, entry in json_lines(path):
+        if count is not None and len(positions) == count:
+            break
+        try:
+            positions.append(question_inputs(entry))
+        except (KeyError, TypeError, ValueError) as e:  # NotationError is a ValueError
+            raise ValueError(f"{path} line {number}: not a logged position ({type(e).__name__}: {e})") from None
+    if not positions:
+        raise ValueError(f"{path} holds no positions")
+    return positions
+
+
+def baseline_solver(rev: str) -> ModuleType:
+    """The solver module of git revision ``rev``, with its own kernel: both files written to a folder named by
+    the commit (so numba's compiled copy of them is kept for the next run) and imported apart from the
+    working tree's."""
+    commit = subprocess.run(["git", "rev-parse", "--verify", f"{rev}^{{commit}}"], cwd=ROOT, capture_output=True,
+                            text=True, check=True).stdout.strip()
+    package = Path(tempfile.gettempdir()) / f"big_racks_{commit[:12]}" / "baseline_rummikub"
+    package.mkdir(parents=True, exist_ok=True)
+    for name in ("kernel", "solver"):
+        text = subprocess.run(["git", "show", f"{commit}:rummienv/rummikub/{name}.py"], cwd=ROOT, capture_output=True,
+                              text=True, check=True).stdout
+        text = text.replace("from rummienv.rummikub import kernel", "from baseline_rummikub import kernel")
+        path = package / f"{name}.py"
+        if not path.exists() or path.read_text() != text:
+            path.write_text(text)
+    (package / "__init__.py").touch()
+    sys.path.insert(0, str(package.parent))
+    try:
+        return importlib.import_module("baseline_rummikub.solver")
+    finally:
+        sys.path.remove(str(package.parent))
+
+
+def answers(module: ModuleType, table: np.ndarray, rack: np.ndarray, staged: np.ndarray, args: dict,
+            spent: dict[str, list[float]]) -> list[Any]:
+    """The three answers of one position from a solver module, each question's time added to ``spent``."""
+    out: list[Any] = []
+    kept = rack.copy()
+    kept[JOKER] = staged[JOKER]
+    for question in QUESTIONS:
+        if question == "keep_jokers" and rack[JOKER] <= staged[JOKER]:
+            out.append(None)
+            continue
+        start = time.perf_counter()
+        if question == "go_out":
+            answer: Any = go_out(module)(table, rack, staged, **args)
+        else:
+            answer = module.best_play(table, kept if question == "keep_jokers" else rack, staged, **args)
+        spent[question].append((time.perf_counter() - start) * 1000)
+        out.append(answer)
+    return out
+
+
+def go_out(module: ModuleType) -> Callable[..., bool]:
+    """A solver's way to ask whether the whole rack can go down: its own question where it has one, else the
+    size of its best play."""
+    if hasattr(module, "goes_out"):
+        return module.goes_out
+
+    def by_best_play(table: np.ndarray, rack: np.ndarray, staged: np.ndarray, **args: Any) -> bool:
+        best = module.best_play(table, rack, staged, **args)
+        return best is not None and int(best.play.sum()) == int(rack.sum())
+    return by_best_play
+
+
+def answer_bytes(answer: Any) -> bytes:
+    """One answer as the digest reads it: a play's pieces and its table's sets (in order), or a yes or no."""
+    if answer is None or isinstance(answer, bool):
+        return repr(answer).encode()
+    sets = answer.layout
+    return answer.play.astype(np.int8).tobytes() + json.dumps([sets.sets, sets.kinds]).encode()
+
+
+def summary(times: list[float]) -> dict[str, float]:
+    times = sorted(times)
+    return {"count": len(times), "median_ms": round(statistics.median(times), 3),
+            "p99_ms": round(times[min(len(times) - 1, int(0.99 * len(times)))], 3), "max_ms": round(times[-1], 3),
+            "total_s": round(sum(times) / 1000, 2)}
+
+
+def warm_up(module: ModuleType, positions: list) -> None:
+    """Compile (or load) every entry point timed, on the first position: the first call is not a solve's cost."""
+    table, rack, staged, args = positions[0]
+    answers(module, table, rack, staged, args, {q: [] for q in QUESTIONS})
+
+
+def time_builds(positions: list, builds: dict[str, ModuleType]) -> tuple[dict, dict, int]:
+    """Every position's answers from every build, the builds taking turns; (times by build and question,
+    digests by build, positions whose answers differ between the builds)."""
+    spent = {name: {q: [] for q in QUESTIONS} for name in builds}
+    digests = {name: hashlib.sha256() for name in builds}
+    differ = 0
+    for module in builds.values():
+        warm_up(module, positions)
+    for i, (table, rack, staged, args) in enumerate(positions):
+        names = list(builds) if i % 2 == 0 else list(builds)[::-1]
+        found = {name: [answer_bytes(a) for a in answers(builds[name], table, rack, staged, args, spent[name])]
+                 for name in names}
+        for name in builds:
+            for data in found[name]:
+                digests[name].update(data)
+        differ += len({tuple(v) for v in found.values()}) > 1
+    return spent, {name: d.hexdigest() for name, d in digests.items()}, differ
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    source = ap.add_mutually_exclusive_group(required=True)
+    source.add_argument("--positions", metavar="FILE", help="JSON lines file of logged positions to time")
+    source.add_argument("--write-positions", metavar="FILE", help="play games, log their big-rack positions here")
+    ap.add_argument("--agents", nargs=2, default=["hoard", "ppo"], metavar="NAME", help="the two seats' agents")
+    ap.add_argument("--games", type=int, default=300, help="games to play for --write-positions")
+    ap.add_argument("--seed", type=int, default=0, help="the first game's deal seed")
+    ap.add_argument("--count", type=int, help="time only the first COUNT positions")
+    ap.add_argument("--against", metavar="REV", help="also time, and compare with, the solver of this git revision")
+    ap.add_argument("--json", metavar="FILE", help="write the results here too")
+    args = ap.parse_args()
+
+    if args.write_positions:
+        if args.games < 1:
+            ap.error(f"--games must be at least 1, got {args.games}")
+        started = time.perf_counter()
+        logged = record_games(args.agents, args.games, args.seed)
+        try:
+            with open(args.write_positions, "w") as f:
+                f.writelines(json.dumps(entry) + "\n" for entry in logged)
+        except OSError as e:
+            ap.error(f"--write-positions {args.write_positions}: {e.strerror}")
+        by_agent = Counter(entry["agent"] for entry in logged)
+        print(f"wrote {len(logged)} positions ({dict(by_agent)}) of {args.games} games of {' v '.join(args.agents)} "
+              f"(seeds {args.seed}..{args.seed + args.games - 1}) in {time.perf_counter() - started:.0f} s "
+              f"to {args.write_positions}")
+        return 0
+    if args.count is not None and args.count < 1:
+        ap.error(f"--count must be at least 1, got {args.count}")
+    try:
+        positions = read_positions(args.positions, args.count)
+    except OSError as e:
+        ap.error(f"--positions {args.positions}: {e.strerror}; {MAKE_POSITIONS}")
+    except ValueError as e:
+        ap.error(f"--positions {e}; {MAKE_POSITIONS}")
+    builds = {"new": solver}
+    if args.against:
+        try:
+            builds["old"] = baseline_solver(args.against)
+        except subprocess.CalledProcessError as e:
+            ap.error(f"--against {args.against}: {e.stderr.strip()}")
+    spent, digests, differ = time_builds(positions, builds)
+
+    result: dict[str, Any] = {"positions": len(positions), "source": args.positions,
+                              "rack_pieces": summary([float(p[1].sum()) for p in positions]),
+                              "table_pieces": summary([float(p[0].sum()) for p in positions])}
+    for name in builds:
+        result[name] = {q: summary(spent[name][q]) for q in QUESTIONS} | {"sha256": digests[name]}
+    print(f"{len(positions)} positions from {args.positions}; racks {int(result['rack_pieces']['median_ms'])} "
+          f"pieces at the median, tables {int(result['table_pieces']['median_ms'])}")
+    for name in builds:
+        for q in QUESTIONS:
+            s = result[name][q]
+            print(f"{name:4s} {q:12s} {s['count']:6d} asked  median {s['median_ms']:8.3f} ms  p99 {s['p99_ms']:9.3f}"
+                  f"  max {s['max_ms']:9.3f}  total {s['total_s']:8.2f} s")
+        print(f"{name:4s} answers sha256 {digests[name]}")
+    if args.against:
+        result["speedup"] = {q: {k: round(result["old"][q][k] / max(result["new"][q][k], 1e-9), 2)
+                                 for k in ("median_ms", "p99_ms", "total_s")} for q in QUESTIONS}
+        result["differ"] = differ
+        for q in QUESTIONS:
+            r = result["speedup"][q]
+            print(f"old/new {q:12s} median {r['median_ms']:6.2f}x  p99 {r['p99_ms']:6.2f}x  total {r['total_s']:6.2f}x")
+        print(f"positions whose answers differ: {differ}")
+    print(json.dumps(result))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(result, f, indent=1)
+    return 1 if differ else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
