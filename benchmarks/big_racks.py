@@ -16,8 +16,9 @@ Timing mode asks three questions at each position and prints median and p99 mill
 
 * ``most``: the play with the most pieces (``solver.best_play``);
 * ``keep_jokers``: the same with the rack's jokers kept back, where the rack holds one;
-* ``go_out``: whether a legal play lays every rack piece (``solver.goes_out`` where the solver has it;
-  before it, the best play's size against the rack's).
+* ``go_out``: whether a legal play lays every rack piece, the search that stops at the first layout
+  (``solver.is_legal_play`` of the whole rack), which a hoarder asks where it used to find its best play
+  and compare its size with the rack's; every answer is checked against that size.
 
 It also prints a SHA-256 digest of every answer (each play's pieces and table layout, each yes or no), so
 that two builds can be shown to give the same answers. ``--against REV`` loads the solver of the git
@@ -39,7 +40,6 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -151,24 +151,16 @@ def answers(module: ModuleType, table: np.ndarray, rack: np.ndarray, staged: np.
             continue
         start = time.perf_counter()
         if question == "go_out":
-            answer: Any = go_out(module)(table, rack, staged, **args)
+            answer: Any = module.is_legal_play(table, rack, **args)
         else:
             answer = module.best_play(table, kept if question == "keep_jokers" else rack, staged, **args)
         spent[question].append((time.perf_counter() - start) * 1000)
         out.append(answer)
+    most, go_out = out[0], out[-1]
+    if go_out != (most is not None and int(most.play.sum()) == int(rack.sum())):
+        raise AssertionError(f"the whole rack goes out: {go_out}, but the best play lays "
+                             f"{0 if most is None else int(most.play.sum())} of {int(rack.sum())} pieces")
     return out
-
-
-def go_out(module: ModuleType) -> Callable[..., bool]:
-    """A solver's way to ask whether the whole rack can go down: its own question where it has one, else the
-    size of its best play."""
-    if hasattr(module, "goes_out"):
-        return module.goes_out
-
-    def by_best_play(table: np.ndarray, rack: np.ndarray, staged: np.ndarray, **args: Any) -> bool:
-        best = module.best_play(table, rack, staged, **args)
-        return best is not None and int(best.play.sum()) == int(rack.sum())
-    return by_best_play
 
 
 def answer_bytes(answer: Any) -> bytes:
