@@ -8,22 +8,28 @@ agents in every seating order (at two seats, the two rotations), so that each
 agent plays each seat of each deal beside each neighbour and the deal's luck
 cancels in the comparison. Games run on the state machines
 directly (no Gymnasium) and each agent sees only its own seat's observation,
-mask and view (``agents.base.make_move``).
+mask and view (``agents.base.make_move``). The deals are spread over worker
+processes, one per core unless ``--workers`` says otherwise (``agents.deal_pool``);
+each deal's agents are seeded by the deal, so the numbers do not depend on how
+many processes play them.
 
     python -m agents.evaluate --game rummikub --players 2 --agents max_tiles greedy --deals 100 --seed 0
     python -m agents.evaluate --game rummy500 --agents value greedy --deals 10 --matches 0 --replays replays/
+    python -m agents.evaluate --game rummikub --agents hoard max_tiles --deals 2000 --workers 2
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import json
 import os
 import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from itertools import combinations, permutations
 from pathlib import Path
 from typing import Any
@@ -31,6 +37,7 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
+from agents import deal_pool
 from agents.base import Agent, make_move
 from agents.registry import make_agent, rules_of
 from agents.stats import bootstrap_mean, ratings, wilson
@@ -38,7 +45,7 @@ from rummienv import games, replay
 from rummienv.core import Game, State
 from rummienv.errors import INTERRUPTED, IllegalActionError
 from rummienv.outcome import shares, top_seats
-from rummienv.rules import make_rules
+from rummienv.rules import Rules, make_rules
 from rummienv.wording import counted as plural  # the evaluator's name for it, which the ladder shares
 
 
@@ -178,9 +185,133 @@ class Progress:
         return text
 
 
+@dataclass(frozen=True)
+class Deal:
+    """One deal of an evaluation, to be played once per lineup, with all a worker process needs to play it."""
+
+    rules: Rules
+    players: int
+    specs: tuple[Any, ...]  # the agents: specs, or in this process only, objects
+    labels: tuple[str, ...]
+    seed: int
+    whole_game: bool
+    deal: int
+    deal_seed: int
+    replays: Path | None
+
+    @property
+    def kind(self) -> str:
+        return WHOLE_GAME if self.whole_game else ROUND
+
+
+def agent_seed(*entropy: int) -> int:
+    """An agent's seed from what fixes its games (the run's seed, the deal, the agent, the seat), never from the
+    order in which processes played them."""
+    return int(np.random.default_rng(list(entropy)).integers(2**62))
+
+
+class Seats:
+    """The agents of one evaluation in one process, by (agent index, seat), each deal's starting from its own seed.
+
+    A deal's agents start from a seed of (seed, rounds or whole games, deal, agent index, seat), so a deal plays
+    the same whichever process plays it and whatever that process played before. An agent that can be
+    reseeded is made once (a network's file loads once) and reseeded at every deal; one that cannot is made
+    afresh for every deal. An object a caller gave plays as it is, never reseeded: its chance is the caller's.
+    """
+
+    def __init__(self, specs: Sequence[Any], rules: Rules, players: int) -> None:
+        self.specs, self.rules, self.players = specs, rules, players
+        self.table = lineups(len(specs), players)
+        self.made: dict[tuple[int, int], Agent] = {}
+
+    def for_deal(self, deal: Deal) -> dict[tuple[int, int], Agent]:
+        """Every agent the deal's lineups seat, by (agent index, seat), ready to play its first game."""
+        return {(index, seat): self.agent(deal, index, seat) for lineup in self.table
+                for seat, index in enumerate(lineup)}
+
+    def agent(self, deal: Deal, index: int, seat: int) -> Agent:
+        """Agent ``index`` for ``seat``, seeded for ``deal``."""
+        spec = self.specs[index]
+        if hasattr(spec, "act"):
+            return spec
+        seed = agent_seed(deal.seed, int(deal.whole_game), deal.deal, index, seat)
+        agent = self.made.get((index, seat))
+        if agent is None:
+            agent = make_agent(spec, self.rules, self.players, seed=seed)
+        if callable(getattr(agent, "reseed", None)):
+            agent.reseed(seed)  # also when just made: a class may seed itself otherwise in its constructor
+            self.made[index, seat] = agent
+        return agent
+
+
+@functools.cache
+def engine(rules: Rules, players: int, whole_game: bool) -> Game:
+    """The Game of a kind of play, made once a process."""
+    return new_game(rules, players, whole_game)
+
+
+def deal_games(deal: Deal, seats: Seats) -> Iterator[tuple[dict[str, Any], float]]:
+    """The deal's games (``play_lineups``), each record with the seconds the game took; the agents are made
+    before the first is timed, so a network's loading counts in no game's time."""
+    agents = seats.for_deal(deal)
+    games = play_lineups(engine(deal.rules, deal.players, deal.whole_game), seats.table,
+                         lambda index, seat: agents[index, seat], deal.labels, deal.deal, deal.deal_seed, deal.replays)
+    started = time.perf_counter()
+    for record in games:
+        yield record, time.perf_counter() - started
+        started = time.perf_counter()
+
+
+@functools.cache
+def worker_seats(specs: tuple[Any, ...], rules: Rules, players: int) -> Seats:
+    """A worker process's agents for the evaluation its pool serves, kept for the process's life (the pool's)."""
+    return Seats(specs, rules, players)
+
+
+def play_deal(deal: Deal) -> tuple[list[dict[str, Any]], float]:
+    """A deal played in a worker process: its records and the seconds its games took."""
+    games = list(deal_games(deal, worker_seats(deal.specs, deal.rules, deal.players)))
+    return [record for record, _ in games], sum(seconds for _, seconds in games)
+
+
+def play_deals(deals: Sequence[Deal], workers: int, progress: Progress,
+               on_game: Callable[[], None] | None) -> list[list[dict[str, Any]]]:
+    """Each deal's records, in the order of ``deals`` whatever order the workers finished them in.
+
+    In this process (one worker) each game is counted as it ends; from workers, as its deal comes back.
+    """
+    played: list[list[dict[str, Any]]] = [[] for _ in deals]
+    if not deals:
+        return played
+    first = deals[0]
+    if deal_pool.processes(workers, len(deals)) == 1:
+        seats = Seats(first.specs, first.rules, first.players)
+        for deal, records in zip(deals, played, strict=True):
+            for record, seconds in deal_games(deal, seats):
+                records.append(record)
+                count_game(progress, deal.kind, seconds, on_game)
+        return played
+    with contextlib.closing(deal_pool.play_all(play_deal, deals, workers, first.rules, first.players,
+                                               first.specs)) as finished:
+        for index, records, seconds in finished:
+            played[index] = records
+            count_game(progress, deals[index].kind, seconds, on_game, len(records))
+    return played
+
+
+def count_game(progress: Progress, kind: str, seconds: float, on_game: Callable[[], None] | None,
+               games: int = 1) -> None:
+    """Games that ended: on the bar, and each to ``on_game``."""
+    progress.add(kind, seconds, games)
+    if on_game is not None:
+        for _ in range(games):
+            on_game()
+
+
 def evaluate(game: Any, agents: Sequence[Any], num_players: int, deals: int, seed: int, *, matches: int = 0,
              rules: dict[str, Any] | str | None = None, progress: bool | Progress = True, resamples: int = 2000,
-             replays: Path | None = None, on_game: Callable[[], None] | None = None) -> dict[str, Any]:
+             replays: Path | None = None, on_game: Callable[[], None] | None = None,
+             workers: int = 1) -> dict[str, Any]:
     """Play ``deals`` duplicate deals of one round and ``matches`` of whole games among ``agents`` (specs or
     objects) and summarise per agent (``summarise``).
 
@@ -189,51 +320,42 @@ def evaluate(game: Any, agents: Sequence[Any], num_players: int, deals: int, see
     ``progress``: whether to show a bar and an estimate, or the ``Progress`` of
     a longer run this evaluation is part of; ``on_game`` follows every game
     (training's own bar, and where its stop requests take effect).
-    The same arguments give the same results: deals, agents' seeds and the
-    bootstrap all come from ``seed``.
+    ``workers``: processes that play the deals; an agent object cannot be sent
+    to one, so with objects among ``agents`` more than one is a ValueError.
+    The same arguments give the same results, for any number of workers: deals,
+    each deal's agents' seeds (``Seats``) and the bootstrap all come from
+    ``seed``. Earlier versions seeded each agent once a run, so that a deal's
+    play hung on the deals before it: agents that draw on chance (``random``, a
+    sampling network) give other numbers than they did there; deterministic
+    agents give the same.
     """
     if len(agents) < 2:
         raise ValueError("name at least two agents (the same one twice for self-play)")
+    if workers < 1:
+        raise ValueError(f"workers must be at least 1, got {workers}")
+    if workers > 1 and any(hasattr(agent, "act") for agent in agents):
+        raise ValueError("agent objects cannot be sent to worker processes: give the agents as specs (names, "
+                         "checkpoint paths, module:Class) or play with workers=1")
     if isinstance(game, str):
         game_rules = make_rules(game, rules)
     elif rules is not None:
         raise ValueError("give rules overrides with a game's name, not with a rules object or Game")
     else:
         game_rules = rules_of(game)
-    labels = labels_of(agents)
-    table = lineups(len(agents), num_players)
-    made: dict[tuple[int, int], Agent] = {}
-    making = 0.0  # seconds spent making the agents: once a run (a network's file loads), so no game's time
-
-    def seat_agent(index: int, seat: int) -> Agent:
-        nonlocal making
-        if (index, seat) not in made:
-            started = time.perf_counter()
-            agent_seed = int(np.random.default_rng([seed, index, seat]).integers(2**62))
-            made[index, seat] = make_agent(agents[index], game_rules, num_players, seed=agent_seed)
-            making += time.perf_counter() - started
-        return made[index, seat]
-
-    def game_clock() -> float:
-        return time.perf_counter() - making
-
-    played: dict[bool, list[dict[str, Any]]] = {}
+    labels = tuple(labels_of(agents))
+    jobs = [Deal(game_rules, num_players, tuple(agents), labels, seed, whole_game, deal, int(deal_seed), replays)
+            for whole_game, count in ((False, deals), (True, matches))
+            for deal, deal_seed in enumerate(deal_seeds(seed, count, whole_game))]
+    per_deal = len(lineups(len(agents), num_players))
     with contextlib.ExitStack() as stack:
         if not isinstance(progress, Progress):
             progress = stack.enter_context(Progress(f"{game_rules.game} {num_players}p", {
-                ROUND: deals * len(table), WHOLE_GAME: matches * len(table)}, enabled=progress))
-        for whole_game, count in ((False, deals), (True, matches)):
-            engine = new_game(game_rules, num_players, whole_game)
-            played[whole_game] = []
-            for deal, deal_seed in enumerate(deal_seeds(seed, count, whole_game)):
-                started = game_clock()
-                for record in play_lineups(engine, table, seat_agent, labels, deal, deal_seed, replays):
-                    played[whole_game].append(record)
-                    progress.add(WHOLE_GAME if whole_game else ROUND, game_clock() - started)
-                    if on_game is not None:
-                        on_game()
-                    started = game_clock()
-    return summarise(played[False], labels, game_rules.game, num_players, seed, resamples, matches=played[True])
+                ROUND: deals * per_deal, WHOLE_GAME: matches * per_deal},
+                deal_pool.processes(workers, len(jobs)), enabled=progress))
+        played = play_deals(jobs, workers, progress, on_game)
+    rounds = [record for job, records in zip(jobs, played, strict=True) if not job.whole_game for record in records]
+    whole = [record for job, records in zip(jobs, played, strict=True) if job.whole_game for record in records]
+    return summarise(rounds, list(labels), game_rules.game, num_players, seed, resamples, matches=whole)
 
 
 def summarise(records: list[dict[str, Any]], labels: Sequence[str], game: str, players: int, seed: int,
@@ -393,6 +515,12 @@ def whole_number(lo: int, hi: int | None = None) -> Callable[[str], int]:
     return parse
 
 
+def add_workers(parser: argparse.ArgumentParser) -> None:
+    """The evaluation commands' ``--workers``: processes that play the deals, one per core unless told."""
+    parser.add_argument("--workers", type=whole_number(1), default=os.cpu_count() or 1,
+                        help="worker processes (default: one per core); the results do not depend on it")
+
+
 def output_problem(path: Path, folder: bool = False) -> str | None:
     """Why a command could not write the file ``path`` (or the ``folder`` it fills), or None.
 
@@ -474,13 +602,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--rules", help="YAML file of rules overrides")
     parser.add_argument("--json", type=Path, help="also write the results (with every game) here")
     parser.add_argument("--replays", type=Path, help="also write every game's replay into this folder")
+    add_workers(parser)
     parser.add_argument("--no-progress", action="store_true", help="no progress bar and no time estimate")
     args = parser.parse_args(argv)
     check_arguments(parser, args)
     try:
         result = evaluate(args.game, args.agents, args.players, args.deals, args.seed, rules=args.rules,
                           matches=args.deals if args.matches is None else args.matches,
-                          progress=not args.no_progress, replays=args.replays)
+                          progress=not args.no_progress, replays=args.replays, workers=args.workers)
     except ValueError as exc:
         parser.exit(2, f"error: {exc}\n")
     except KeyboardInterrupt:  # the results are summed up at the end: the games played so far are lost

@@ -7,11 +7,11 @@ as single rounds and as whole games (T11, K10, F12), and the table of results (`
 is rated by the expected lead in points per round (``stats.margin_ratings``), with whole-game win rates
 head to head.
 
-The work is split into units of (table, rounds or whole games, deal), dealt to worker processes deal by
-deal, so an expensive agent's games spread over every worker. A unit's deal comes from (seed, deal) and its
-agents, made afresh, from (seed, table, deal, seat), never from the order the processes ran in: any number
-of workers gives the same results. Finished units are kept (``agents.ladder_cache``), so adding an agent
-plays only its tables, and more deals only the new deals.
+The work is split into units of (table, rounds or whole games, deal), dealt to worker processes
+(``agents.deal_pool``) deal by deal, so an expensive agent's games spread over every worker. A unit's deal
+comes from (seed, deal) and its agents, made afresh, from (seed, table, deal, seat), never from the order the
+processes ran in: any number of workers gives the same results. Finished units are kept
+(``agents.ladder_cache``), so adding an agent plays only its tables, and more deals only the new deals.
 
     python -m agents.ladder --game rummy500 --players 2 --deals 20
     python -m agents.ladder --game rummikub --agents max_tiles hoard --add my_bots:Clever --add runs/x/checkpoint.pt
@@ -20,16 +20,13 @@ plays only its tables, and more deals only the new deals.
 from __future__ import annotations
 
 import argparse
-import functools
+import contextlib
 import hashlib
 import json
-import multiprocessing
-import os
 import shlex
-import signal
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
@@ -37,15 +34,18 @@ from typing import Any
 
 import numpy as np
 
+from agents import deal_pool
 from agents.evaluate import (
     ROUND,
     WHOLE_GAME,
     Progress,
+    add_workers,
+    agent_seed,
     check_output,
     deal_seeds,
+    engine,
     interrupted,
     lineups,
-    new_game,
     play_lineups,
     plural,
     summarise,
@@ -97,60 +97,20 @@ def unit_seed(seed: int, unit: Unit) -> list[int]:
     return [seed, int(unit.whole_game), unit.deal, *np.frombuffer(digest, dtype=np.uint32).tolist()]
 
 
-@functools.cache
-def engine(rules: Rules, players: int, whole_game: bool) -> Any:
-    return new_game(rules, players, whole_game)
-
-
-def play_unit(job: Job) -> list[dict[str, Any]]:
-    """The unit's games, every lineup of its table, its agents made afresh from the unit's seed."""
+def play_unit(job: Job) -> tuple[list[dict[str, Any]], float]:
+    """The unit's games, every lineup of its table, its agents made afresh from the unit's seed; and the seconds
+    they took in the worker (for the estimate, free of the pool's start)."""
+    started = time.perf_counter()
     unit = job.unit
     entropy = unit_seed(job.seed, unit)
 
     def seat_agent(index: int, seat: int) -> Any:
-        agent_seed = int(np.random.default_rng([*entropy, index, seat]).integers(2**62))
-        return make_agent(unit.table[index], job.rules, job.players, seed=agent_seed)
+        return make_agent(unit.table[index], job.rules, job.players, seed=agent_seed(*entropy, index, seat))
 
     deal_seed = deal_seeds(job.seed, unit.deal + 1, unit.whole_game)[unit.deal]
-    return list(play_lineups(engine(job.rules, job.players, unit.whole_game), lineups(job.players, job.players),
-                             seat_agent, unit.table, unit.deal, deal_seed))
-
-
-def _start_worker(rules: Rules, players: int, specs: Sequence[str]) -> None:
-    """A worker process uses one core: torch would otherwise start a thread per core in every worker.
-
-    It makes each agent once, so that imports and first loads (torch, a network's file) happen here and not in
-    its first units, whose times the estimate of the time left is made from. Ctrl-C, which a terminal sends to
-    every process of the command, is left to the main process: it ends the workers itself, where each of them
-    would otherwise print a traceback.
-    """
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    os.environ["OMP_NUM_THREADS"] = "1"
-    for spec in specs:
-        make_agent(spec, rules, players, seed=0)
-    if "torch" in sys.modules:
-        sys.modules["torch"].set_num_threads(1)
-
-
-def _play_indexed(item: tuple[int, Job]) -> tuple[int, list[dict[str, Any]], float]:
-    """A job's index, games and the seconds they took in the worker (for the estimate, free of the pool's start)."""
-    started = time.perf_counter()
-    records = play_unit(item[1])
-    return item[0], records, time.perf_counter() - started
-
-
-def play_all(jobs: Sequence[Job], workers: int) -> Iterator[tuple[int, list[dict[str, Any]], float]]:
-    """Each job's index, games and seconds as they finish: in this process for one worker, else in a pool."""
-    if workers == 1 or len(jobs) <= 1:
-        for item in enumerate(jobs):
-            yield _play_indexed(item)
-        return
-    context = multiprocessing.get_context("spawn")  # forking a process that has loaded torch can hang
-    first = jobs[0]
-    specs = sorted({spec for job in jobs for spec in job.unit.table})
-    with context.Pool(min(workers, len(jobs)), initializer=_start_worker,
-                      initargs=(first.rules, first.players, specs)) as pool:
-        yield from pool.imap_unordered(_play_indexed, enumerate(jobs))
+    records = list(play_lineups(engine(job.rules, job.players, unit.whole_game), lineups(job.players, job.players),
+                                seat_agent, unit.table, unit.deal, deal_seed))
+    return records, time.perf_counter() - started
 
 
 def ladder(game: str, specs: Sequence[str], players: int, deals: int, matches: int, seed: int, out: Path, *,
@@ -173,8 +133,11 @@ def ladder(game: str, specs: Sequence[str], players: int, deals: int, matches: i
     per_unit = len(lineups(players, players))
     counts = {kind: per_unit * sum(job.unit.whole_game == (kind == WHOLE_GAME) for job in todo)
               for kind in (ROUND, WHOLE_GAME)}
-    with Progress(f"ladder {game} {players}p", counts, min(workers, max(1, len(todo))), enabled=progress) as bar:
-        for index, records, seconds in play_all(todo, workers):
+    finished = deal_pool.play_all(play_unit, todo, workers, game_rules, players,
+                                  sorted({spec for job in todo for spec in job.unit.table}))
+    with Progress(f"ladder {game} {players}p", counts, deal_pool.processes(workers, len(todo)),
+                  enabled=progress) as bar, contextlib.closing(finished):
+        for index, records, seconds in finished:
             unit = todo[index].unit
             cache.store(folders[unit], unit.deal, records)
             found[unit] = records
@@ -238,8 +201,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=whole_number(0), default=0)
     parser.add_argument("--rules", help="YAML file of rules overrides")
     parser.add_argument("--out", type=Path, help="folder for the results and the cache (default: ladder/<game>_<N>p)")
-    parser.add_argument("--workers", type=whole_number(1), default=os.cpu_count() or 1,
-                        help="worker processes (default: one per core); the results do not depend on it")
+    add_workers(parser)
     parser.add_argument("--no-progress", action="store_true", help="no progress bar and no time estimate")
     args = parser.parse_args(argv)
     args.out = args.out or Path("ladder") / f"{args.game}_{args.players}p"

@@ -6,7 +6,8 @@ full table with baselines in the other seats, where the rating decides. The tabl
 leads with what the rules decide a game by (T11, K10, F12): the mean score per
 round and the win rate in whole games; the share of single rounds won follows.
 The seed is fixed and was not used while the agents were developed, so the table
-is the same wherever it is made and is no tuned figure.
+is the same wherever it is made, on however many worker processes (``--workers``),
+and is no tuned figure.
 
     python -m agents.results --deals 2000
 """
@@ -18,7 +19,8 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from agents.evaluate import ROUND, WHOLE_GAME, Progress, evaluate, interrupted, lineups, whole_number
+from agents import deal_pool
+from agents.evaluate import ROUND, WHOLE_GAME, Progress, add_workers, evaluate, interrupted, lineups, whole_number
 from agents.registry import TRAINED, bot_names
 from agents.stats import MARGIN_METHOD
 from agents.trained import shipped, shipped_path, training_facts
@@ -51,15 +53,16 @@ def games_to_play(stems: Sequence[str], deals: int, whole_games: int) -> dict[st
     return {ROUND: deals * tables, WHOLE_GAME: whole_games * tables}
 
 
-def measure(stem: str, deals: int, progress: bool | Progress, whole_games: int | None = None) -> list[dict[str, Any]]:
+def measure(stem: str, deals: int, progress: bool | Progress, whole_games: int | None = None,
+            workers: int = 1) -> list[dict[str, Any]]:
     """One row per line-up for the shipped agent ``stem`` (``rummikub_2p``): ``deals`` deals of one round and
-    ``whole_games`` (default: as many) of whole games."""
+    ``whole_games`` (default: as many) of whole games, played by ``workers`` processes."""
     game, num_players = table_size(stem)
     facts = training_facts(shipped_path(game, num_players))
     rows = []
     for lineup in matches(game, num_players):
         report = evaluate(game, lineup, num_players, deals, RESULTS_SEED, progress=progress,
-                          matches=deals if whole_games is None else whole_games)
+                          matches=deals if whole_games is None else whole_games, workers=workers)
         mine = report["agents"][TRAINED]
         whole = report["matches"]["agents"][TRAINED] if "matches" in report else {}
         rated = report["rating"]["agents"]
@@ -105,13 +108,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="duplicate deals of whole games per line-up (default: --deals)")
     parser.add_argument("--agents", nargs="+", choices=shipped(), default=shipped(),
                         help="shipped agents to measure (default: all)")
+    add_workers(parser)
     parser.add_argument("--no-progress", action="store_true", help="no progress bar and no time estimate")
     args = parser.parse_args(argv)
     whole_games = args.deals if args.matches is None else args.matches
     try:
         with Progress("results", games_to_play(args.agents, args.deals, whole_games),
-                      enabled=not args.no_progress) as bar:
-            rows = [row for stem in args.agents for row in measure(stem, args.deals, bar, whole_games)]
+                      deal_pool.processes(args.workers, args.deals + whole_games), enabled=not args.no_progress) as bar:
+            rows = [row for stem in args.agents for row in measure(stem, args.deals, bar, whole_games, args.workers)]
     except KeyboardInterrupt:
         return interrupted(f"nothing was saved; the same command gives the same table when run again (its seed, "
                            f"{RESULTS_SEED}, is fixed)")

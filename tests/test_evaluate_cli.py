@@ -120,7 +120,7 @@ def estimates(err: str) -> list[str]:
 
 def test_each_command_shows_one_bar_of_games_and_an_estimate(monkeypatch, capsys, tmp_path: Path) -> None:
     monkeypatch.setattr(evaluate_command, "SAMPLE_SECONDS", 0.0)  # cheap games: estimate after the first timed one
-    assert evaluate_command.main([*CHEAP, "--deals", "2", "--matches", "1"]) == 0
+    assert evaluate_command.main([*CHEAP, "--deals", "2", "--matches", "1", "--workers", "1"]) == 0
     err = capsys.readouterr().err
     assert "6/6" in err and re.fullmatch(r"rummy500 2p: about \d+ s on 1 worker: 2 rounds; 2 whole games not timed yet",
                                          estimates(err)[0])
