@@ -121,6 +121,11 @@ class PolicyAgent:
         self.greedy = greedy
         self.generator = torch.Generator().manual_seed(int(seed or 0))
 
+    def reseed(self, seed: int) -> None:
+        """Restart the agent's sampling from ``seed``: an env reseeds its opponents at every reset and the
+        evaluator each deal's agents, so that a seed fixes the episode or the deal whoever played before."""
+        self.generator.manual_seed(int(seed))
+
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray, views: Any = None) -> np.ndarray:
         """One action per row; ``views`` is accepted for the agent protocol and unused (learned
         agents read the observation only)."""

@@ -36,7 +36,7 @@ class WholeTurnPolicy(BaseAgent):
         self.plans: dict[bytes, np.ndarray] = {}  # turn -> the whole play being laid down
 
     def reseed(self, seed: int) -> None:
-        self.policy.generator.manual_seed(int(seed))
+        self.policy.reseed(seed)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         return int(self.act_batch(observation[None], action_mask[None], [self._require_view()])[0])

@@ -354,8 +354,8 @@ def test_seeded_env_reseeds_stochastic_opponent_objects():
                 break
         return actions
 
-    opponent = RandomAgent(seed=None)
-    env = gym.make("rummienv/Rummy500-v0", opponents=[opponent])
-    first = rollout(env, 3)
-    rollout(env, 4)  # the opponent's generator moves on in between
-    assert rollout(env, 3) == first
+    for opponent in (RandomAgent(seed=None), "ppo"):  # "ppo": the shipped Rummy 500 network, which samples
+        env = gym.make("rummienv/Rummy500-v0", opponents=[opponent])
+        first = rollout(env, 3)
+        rollout(env, 4)  # the opponent's generator moves on in between
+        assert rollout(env, 3) == first

@@ -22,7 +22,8 @@ SAMPLING = [  # each has an agent that draws on chance: its games hang on how it
     ("rummy500", ["random", "value", "greedy"], 4, 2, 1),
     ("rummikub", ["random", "max_tiles"], 2, 2, 1),
     ("rummikub", ["ppo", "hoard"], 4, 2, 0),  # a whole-turn network that samples, reseeded at every deal
-    ("rummy500", ["ppo", "value"], 2, 2, 1),  # a network without reseed: made afresh for every deal
+    ("rummy500", ["ppo", "value"], 2, 2, 1),  # a per-piece network that samples, reseeded at every deal
+    ("rummy500", ["seedless_agent:Seedless", "value"], 2, 2, 1),  # no reseed: made afresh for every deal
 ]
 
 
@@ -47,11 +48,13 @@ def test_a_deals_games_hang_on_its_own_seed_not_on_the_deals_played_before() -> 
 
 def test_agents_are_made_once_a_process_and_reseeded_where_they_can_be() -> None:
     rules = make_rules("rummy500", None)
-    seats = Seats(("random", "ppo"), rules, 2)
-    deals = [Deal(rules, 2, seats.specs, ("random", "ppo"), 1, False, deal, 0, None) for deal in range(2)]
+    specs = ("random", "ppo", "seedless_agent:Seedless")
+    seats = Seats(specs, rules, 2)
+    deals = [Deal(rules, 2, seats.specs, specs, 1, False, deal, 0, None) for deal in range(2)]
     first, second = seats.for_deal(deals[0]), seats.for_deal(deals[1])
     assert first[0, 0] is second[0, 0]  # a baseline is reseeded
-    assert first[1, 0] is not second[1, 0]  # the Rummy 500 network has no reseed: made again
+    assert first[1, 0] is second[1, 0]  # so is a network
+    assert first[2, 0] is not second[2, 0]  # an agent without reseed is made again
 
 
 def test_an_agent_object_plays_in_this_process_only() -> None:

@@ -36,8 +36,8 @@ def stepwise(monkeypatch):
     """Switch whole plays off everywhere: every move goes through ``act`` and the mask, as before."""
 
     def switch_off() -> None:
-        monkeypatch.setattr(opponents_module, "play_whole", lambda agent, state: 0)
-        monkeypatch.setattr(selfplay_module, "play_whole", lambda agent, state: 0)
+        monkeypatch.setattr(opponents_module, "play_whole", lambda agent, state, view=None: 0)
+        monkeypatch.setattr(selfplay_module, "play_whole", lambda agent, state, view=None: 0)
 
     return switch_off
 
