@@ -152,33 +152,6 @@ def _fslot(key, fb):
 
 
 @njit(cache=True, inline="always")
-def _put(key, val, bits, parent, opt, ht, hb, stamp, s_key, s_val, s_bits, s_parent, s_opt, top):
-    """Merge one successor into the current layer; returns the new store top."""
-    mask = (np.int64(1) << hb) - 1
-    h = _slot(key, hb)
-    while True:
-        e = ht[2 * h + 1]
-        if (e >> 32) != stamp:
-            ht[2 * h] = key
-            ht[2 * h + 1] = (stamp << 32) | top
-            s_key[top] = key
-            s_val[top] = val
-            s_bits[top] = bits
-            s_parent[top] = parent
-            s_opt[top] = opt
-            return top + 1
-        if ht[2 * h] == key:
-            slot = e & 0xFFFFFFFF
-            s_bits[slot] |= bits
-            if val > s_val[slot]:
-                s_val[slot] = val
-                s_parent[slot] = parent
-                s_opt[slot] = opt
-            return top
-        h = (h + 1) & mask
-
-
-@njit(cache=True, inline="always")
 def _get(key, ht, hb, stamp, probes):
     """The value (the store slot, for the programme's tables) kept for ``key``, or -1; looking at most at
     ``probes`` slots (all of them for a table that never drops a key, ``PROBES`` for a cache)."""
@@ -204,21 +177,6 @@ def _rehash(begin, top, ht, hb, stamp, s_key):
             h = (h + 1) & mask
         ht[2 * h] = key
         ht[2 * h + 1] = (stamp << 32) | i
-
-
-@njit(cache=True, inline="always")
-def _store(key, val, bits, parent, opt, ht, hb, stamp, end, s_key, s_val, s_bits, s_parent, s_opt, top):
-    """``_put``, then grow the hash table when the layer outgrows it: (top, hb, stamp); top -1 on overflow."""
-    top = _put(key, val, bits, parent, opt, ht, hb, stamp, s_key, s_val, s_bits, s_parent, s_opt, top)
-    if top >= s_key.shape[0] - 1:
-        return -1, hb, stamp
-    if 2 * (top - end) > (np.int64(1) << hb):
-        if hb >= HB_MAX:
-            return -1, hb, stamp
-        hb += 1
-        stamp += 1
-        _rehash(end, top, ht, hb, stamp, s_key)
-    return top, hb, stamp
 
 
 @njit(cache=True)
@@ -736,11 +694,41 @@ def forward(lo, hi, jhi, weight, by_bits, ht, ws_stamp, s_key, s_val, s_bits, s_
         c = _step_constants(ctx, step)
         for i in range(begin, end):
             count = _moves(c, step, s_key[i], s_val[i], s_bits[i], moves)
+            # each successor is merged into the layer here, not in a function of its own: numba counts a
+            # reference to every array an inlined function is given, atomically, and the five of the store
+            # and the hash table cost a third of the pass that way
             for j in range(count):
-                top, hb, stamp = _store(moves[j, 0], moves[j, 1], np.uint64(moves[j, 2]), i, moves[j, 3], ht, hb,
-                                        stamp, end, s_key, s_val, s_bits, s_parent, s_opt, top)
-                if top < 0:
-                    return -1
+                key = moves[j, 0]
+                h = _slot(key, hb)
+                while True:
+                    e = ht[2 * h + 1]
+                    if (e >> 32) != stamp:  # a new state
+                        ht[2 * h] = key
+                        ht[2 * h + 1] = (stamp << 32) | top
+                        s_key[top] = key
+                        s_val[top] = moves[j, 1]
+                        s_bits[top] = np.uint64(moves[j, 2])
+                        s_parent[top] = i
+                        s_opt[top] = moves[j, 3]
+                        top += 1
+                        if top >= s_key.shape[0] - 1:
+                            return -1
+                        if 2 * (top - end) > (np.int64(1) << hb):  # the layer outgrows its table
+                            if hb >= HB_MAX:
+                                return -1
+                            hb += 1
+                            stamp += 1
+                            _rehash(end, top, ht, hb, stamp, s_key)
+                        break
+                    if ht[2 * h] == key:  # a state met before: keep the better path, and every used type
+                        slot = e & 0xFFFFFFFF
+                        s_bits[slot] |= np.uint64(moves[j, 2])
+                        if moves[j, 1] > s_val[slot]:
+                            s_val[slot] = moves[j, 1]
+                            s_parent[slot] = i
+                            s_opt[slot] = moves[j, 3]
+                        break
+                    h = (h + 1) & ((np.int64(1) << hb) - 1)
         top = _prune(end, top, _ZERO, _THREE, jhi, threshold, by_bits, ht, hb, stamp, s_key, s_val, s_bits, s_parent,
                      s_opt)
         layer_start[step + 1] = end
