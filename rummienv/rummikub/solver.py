@@ -194,11 +194,36 @@ def best_play(table, rack, staged=None, *, fixed=None, opened: bool = True, thre
     """The play with the most pieces (or the most rack points shed) and the resulting table.
 
     ``None`` when no legal play contains the staged pieces.
+
+    Every piece weighs something in either objective (a joker too, unless its penalty is nought), so when the
+    whole rack goes down in some legal play, that play is the best and the only one: a search that stops at
+    the first layout (``is_legal_play``'s) says so at a fraction of the passes' cost, and a hoarder's rack
+    that can go out costs the passes most. The passes then run only if the play's table is asked for, so it
+    is the layout they would have given.
     """
     if objective not in ("tiles", "points"):
         raise ValueError(f"objective must be 'tiles' or 'points', got {objective!r}")
     p = _problem(table, rack, staged, fixed, opened, threshold)
     weight, joker_weight = (_TILE_WEIGHT, 1) if objective == "tiles" else (_POINT_WEIGHT, joker_penalty)
+    if joker_weight > 0 and _some_layout(_Problem(p.hi, p.hi, p.jhi, p.jhi, p.fixed, p.threshold, p.base)):
+        used = np.append(p.hi, p.jhi)
+        arrange = lambda: _passes(p, weight, joker_weight)[1]()  # noqa: E731
+    else:
+        found = _passes(p, weight, joker_weight)
+        if found is None:
+            return None
+        used, arrange = found
+    play = used - p.base
+    if play.sum() == 0:
+        return None
+    value = int(play.sum()) if objective == "tiles" else int(
+        (play[:52] * _POINT_WEIGHT).sum() + play[JOKER] * joker_penalty)
+    return Solution(play=play.astype(np.int8), value=value, arrange=arrange)
+
+
+def _passes(p: _Problem, weight: np.ndarray, joker_weight: int) -> tuple[np.ndarray, Callable[[], Layout]] | None:
+    """The pieces of each type the passes' best layout uses, and a way to rebuild that layout; None when
+    there is no layout."""
     ws = workspace()
     best = kernel.best_layout(p.lo, p.hi, p.jlo, p.jhi, weight, joker_weight, ws.ht, ws.stamp, ws.key, ws.val,
                               ws.bits, ws.parent, ws.opt, ws.layer, ws.skip, p.threshold > 0, p.threshold, p.fixed)
@@ -210,13 +235,7 @@ def best_play(table, rack, staged=None, *, fixed=None, opened: bool = True, thre
     ok = kernel.used_pieces(best, p.lo, p.hi, p.jlo, joker_weight, ws.key, ws.parent, ws.opt, ws.skip, ws.path, used)
     assert ok
     key, opts = int(ws.key[best]), ws.path[:_SUBSTEPS].tolist()
-    arrange = lambda: _rebuild(key, opts, p.jlo, joker_weight, p.lo, p.hi, p.fixed)  # noqa: E731
-    play = used - p.base
-    if play.sum() == 0:
-        return None
-    value = int(play.sum()) if objective == "tiles" else int(
-        (play[:52] * _POINT_WEIGHT).sum() + play[JOKER] * joker_penalty)
-    return Solution(play=play.astype(np.int8), value=value, arrange=arrange)
+    return used, lambda: _rebuild(key, opts, p.jlo, joker_weight, p.lo, p.hi, p.fixed)
 
 
 def lay_out(table, play, *, fixed=None, opened: bool = True, threshold: int = 30) -> Layout:
