@@ -39,6 +39,8 @@ pointers allow the best path to be rebuilt into concrete sets.
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 from numba import njit
 
@@ -126,6 +128,30 @@ def _group_viable() -> np.ndarray:
 
 
 GROUP_VIABLE = _group_viable()
+
+# SHORT_RUNS[p] and SINGLE_RUNS[p]: the open runs of pair p shorter than three (each needs the colour's next
+# piece, or a joker) and those of one piece (they need the piece after it as well).
+SHORT_RUNS = np.array([(0 < a < 3) + (0 < b < 3) for a, b in PAIRS], dtype=np.int64)
+SINGLE_RUNS = np.array([(a == 1) + (b == 1) for a, b in PAIRS], dtype=np.int64)
+
+
+def _group_jokers() -> np.ndarray:
+    """GROUP_JOKERS[s, m, n1, n2]: the fewest jokers with which s group pieces (m of one colour), joined by at
+    most one piece from each of n1 other colours and two from each of n2, can be laid out as groups; 99 when
+    no number can."""
+    out = np.full((9, 3, 4, 4), 99, dtype=np.int64)
+    for s, m, n1, n2 in np.ndindex(out.shape):
+        if n1 + n2 > 3:
+            continue
+        for added in itertools.product(*[range(cap + 1) for cap in (1,) * n1 + (2,) * n2]):
+            s2, m2 = s + sum(added), max((m, *added))
+            fits = [j for j in range(9) if s2 <= 8 and GROUP_ROOM[s2, m2, j] >= 0]
+            if fits:
+                out[s, m, n1, n2] = min(out[s, m, n1, n2], fits[0])
+    return out
+
+
+GROUP_JOKERS = _group_jokers()
 
 # New runs started at one number of one colour: (count, leading jokers of the first, of the second), by count.
 # More than two leading jokers serve openings only, where no joker is a spare (at most four jokers, K1).
@@ -322,18 +348,24 @@ NEW_RUN_INFO = _new_run_info()
 # type and the type's bit, what the next two numbers of the colour offer (short runs must go on), what the
 # later colours of the number could still give to groups, whether the step places the groups' jokers, the
 # fixed jokers of the number and of the next two, the weight and points of every piece still to come, and
-# (joker steps) whether free jokers may head joker-only runs; then the problem's own constants.
+# (joker steps) whether free jokers may head joker-only runs; then the problem's own constants; then, for the
+# look-ahead of the passes (``_C_AHEAD``: the jokers fixed to numbers, -1 without it), what each colour's next
+# two pieces after the step offer to its open runs (``_C_NEXT1``, ``_C_NEXT2``, four each) and what each colour
+# not yet taken at the number could give to it (``_C_LATER``, four).
 (_C_N, _C_SHIFT, _C_LO, _C_HI, _C_WT, _C_TBIT, _C_AVAIL1, _C_AVAIL2, _C_REST_GROUP, _C_LAST, _C_FIXED_N,
  _C_FIX_NEXT, _C_TO_COME, _C_POINTS, _C_FREE_HEADS, _C_JHI, _C_JFREE, _C_FLOOR, _C_THRESHOLD, _C_VALUED,
- _C_JOKER_VALUES) = range(21)
+ _C_JOKER_VALUES, _C_AHEAD) = range(22)
+_C_NEXT1, _C_NEXT2, _C_LATER = 22, 26, 30
+_CONTEXT_COLUMNS = 34
 SUBSTEPS = 65
 MOVES_CAP = 1024  # successors of one state: at most 65 run choices x 3 groups x 5 group jokers, or 9 x 9
 
 
 @njit(cache=True)
-def _contexts(lo, hi, jhi, jcap, weight, joker_bonus, known, valued, threshold, fixed, order, floor):
-    """The constants of every sub-step, computed once so that each state's moves only read them."""
-    ctx = np.zeros((SUBSTEPS, 21), dtype=np.int64)
+def _contexts(lo, hi, jhi, jcap, weight, joker_bonus, known, valued, threshold, fixed, order, floor, ahead):
+    """The constants of every sub-step, computed once so that each state's moves only read them; ``ahead``: the
+    moves look ahead at the jokers that open runs and groups will need (``_lacking``)."""
+    ctx = np.zeros((SUBSTEPS, _CONTEXT_COLUMNS), dtype=np.int64)
     to_come = np.int64(0)  # the weight of every piece of the types still to be taken
     for t in range(52):
         to_come += weight[t] * hi[t]
@@ -354,6 +386,13 @@ def _contexts(lo, hi, jhi, jcap, weight, joker_bonus, known, valued, threshold, 
             ctx[s, _C_THRESHOLD] = threshold
             ctx[s, _C_VALUED] = valued
             ctx[s, _C_JOKER_VALUES] = valued and threshold == 0
+            ctx[s, _C_AHEAD] = fixed[1:].sum() if ahead else -1
+            for k in range(4):
+                col = order[n - 1, k]
+                last_n = n if k <= kc else n - 1  # the colour's runs end there after the step
+                ctx[s, _C_NEXT1 + col] = min(hi[col * 13 + last_n], 2) if last_n <= 12 else 0
+                ctx[s, _C_NEXT2 + col] = min(hi[col * 13 + last_n + 1], 2) if last_n <= 11 else 0
+                ctx[s, _C_LATER + col] = min(hi[col * 13 + n - 1], 2) if k > kc else 0
             if kc == 4:
                 ctx[s, _C_FREE_HEADS] = n <= 12 and fixed[n + 1] > 0
                 continue
@@ -385,7 +424,35 @@ def _step_constants(ctx, s):
     it out of the loop over states."""
     return (ctx[s, 0], ctx[s, 1], ctx[s, 2], ctx[s, 3], ctx[s, 4], ctx[s, 5], ctx[s, 6], ctx[s, 7], ctx[s, 8],
             ctx[s, 9], ctx[s, 10], ctx[s, 11], ctx[s, 12], ctx[s, 13], ctx[s, 14], ctx[s, 15], ctx[s, 16],
-            ctx[s, 17], ctx[s, 18], ctx[s, 19], ctx[s, 20])
+            ctx[s, 17], ctx[s, 18], ctx[s, 19], ctx[s, 20], ctx[s, 21], ctx[s, 22], ctx[s, 23], ctx[s, 24],
+            ctx[s, 25], ctx[s, 26], ctx[s, 27], ctx[s, 28], ctx[s, 29], ctx[s, 30], ctx[s, 31], ctx[s, 32],
+            ctx[s, 33])
+
+
+@njit(cache=True, inline="always")
+def _lacking(c, key, skip_shift):
+    """What the open runs of the colours other than the one at ``skip_shift`` (-1: none) lack after the step:
+    the jokers their next pieces leave them short of, and how many colours not yet taken at the number could
+    each give one piece, or two, to its groups once their own short runs have theirs.
+
+    Every short run must go on at the colour's next numbers, by a piece or a joker; a colour's piece put in a
+    group instead leaves its run a joker short, which the group could have taken itself. So no layout from a
+    state places fewer jokers from here on than these shortages and ``GROUP_JOKERS`` of the groups begun, and
+    a state that cannot place them leads to no layout: the passes store no such state. Such a state is on no
+    path to a finished layout, so it is first to reach no state that is, covers none (a state covering one
+    lacks no more) and leaves the answer unchanged; the layers only hold fewer dead ends."""
+    short = 0
+    ones = 0
+    twos = 0
+    for k in range(4):
+        if 4 * k == skip_shift:
+            continue
+        pair = (key >> (4 * k)) & 15
+        short += max(SHORT_RUNS[pair] - c[_C_NEXT1 + k], 0) + max(SINGLE_RUNS[pair] - c[_C_NEXT2 + k], 0)
+        spare = c[_C_LATER + k] - SHORT_RUNS[pair]
+        ones += spare == 1
+        twos += spare >= 2
+    return short, ones, twos
 
 
 @njit(cache=True, inline="always")
@@ -430,6 +497,8 @@ def _colour_moves(c, key, val, bits, moves):
     if jfree < 0:
         jfree = 0
     base_key = key & clear
+    ahead = c[_C_AHEAD]
+    others, later1, later2 = _lacking(c, key, shift) if ahead >= 0 else (_ZERO, _ZERO, _ZERO)
     count = 0
     # the floor asks for this many pieces of t at least (jokers' values aside, which only raise it)
     xlo = tlo
@@ -507,6 +576,7 @@ def _colour_moves(c, key, val, bits, moves):
                 ones = (1 if l0 == 1 else 0) + (1 if l1 == 1 else 0)
                 if max(short - avail1, 0) + max(ones - avail2, 0) > jfree - jnew + fix_next:
                     continue
+                lacking = others + max(short - avail1, 0) + max(ones - avail2, 0)
                 npair = PAIR_INDEX[l0, l1]
                 nr = rcap + jnew + room
                 if nr > jhi:
@@ -519,6 +589,9 @@ def _colour_moves(c, key, val, bits, moves):
                         break
                     ngm = gm if gm > g else g
                     if not GROUP_VIABLE[gs + g, ngm, rest_group, min(jfree - jnew + frem - yf, 8)]:
+                        continue
+                    if ahead >= 0 and not last and (lacking + GROUP_JOKERS[gs + g, ngm, later1, later2]
+                                                    > jfree - jnew + ahead):
                         continue
                     jo = jv if joker_values else 0
                     if val + wt * x + jo + to_come < floor:
@@ -548,6 +621,8 @@ def _colour_moves(c, key, val, bits, moves):
                         groom = GROUP_ROOM[gs + g, ngm, jg]
                         if groom < 0:
                             continue
+                        if ahead >= 0 and lacking > jfree - jnew - jg + ahead:
+                            break
                         nr2 = nr + jg + (0 if valued else groom)
                         if nr2 > jhi:
                             nr2 = jhi
@@ -583,13 +658,15 @@ def _joker_moves(c, key, val, bits, moves):
                        | (np.int64(255) << _F_V))
     v = (key >> _F_V) & 255
     heads = 0 if n == 13 else frem + (jfree if c[_C_FREE_HEADS] else 0)
+    ahead = c[_C_AHEAD]
+    lacking = _lacking(c, key, -1)[0] if ahead >= 0 else _ZERO
     count = 0
     for knew in range(heads + 1):
         for jg in range(frem + jfree + 1):
             jf = pend + knew + jg - frem  # free jokers placed here
             if jf < 0:
                 continue
-            if jf > jfree:
+            if jf > jfree or (ahead >= 0 and lacking > jfree - jf + ahead):
                 break
             room = GROUP_ROOM[gs, gm, jg]
             if room < 0:
@@ -675,7 +752,7 @@ def forward(lo, hi, jhi, weight, by_bits, ht, ws_stamp, s_key, s_val, s_bits, s_
     layer_start[0] = 0
     begin, end = _ZERO, _ONE
     order = colour_order(lo, hi)
-    ctx = _contexts(lo, hi, jhi, jcap, weight, joker_bonus, known, valued, threshold, fixed, order, floor)
+    ctx = _contexts(lo, hi, jhi, jcap, weight, joker_bonus, known, valued, threshold, fixed, order, floor, _YES)
     moves = np.empty((MOVES_CAP, 4), dtype=np.int64)
     for step in range(SUBSTEPS):
         if step % 5 < 4:  # a colour step with no piece of its type and no open run of its colour
@@ -936,7 +1013,7 @@ def exists(lo, hi, jlo, jhi, fixed, valued, threshold, budget, order, memo, s_ke
     """
     ht, hb, stamp, shared, own, extra_step = memo
     ctx = _contexts(lo, hi, jhi, jhi, np.zeros(52, dtype=np.int64), _ZERO, np.uint64(0), valued, threshold, fixed,
-                    order, NO_FLOOR)
+                    order, NO_FLOOR, _NO)
     count = np.empty(SUBSTEPS, dtype=np.int64)
     pos = np.zeros(SUBSTEPS, dtype=np.int64)
     stack = s_key[:SUBSTEPS * MOVES_CAP * 4].reshape((SUBSTEPS, MOVES_CAP, 4))  # the moves of each level
