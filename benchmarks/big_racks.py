@@ -1,14 +1,16 @@
 """Times the solver's questions about big racks, at positions logged from games of the strong agents.
 
     python benchmarks/big_racks.py --write-positions FILE [--agents hoard ppo] [--games 300] [--seed 0]
+                                   [--game rummikub|rummikub_cards]
     python benchmarks/big_racks.py --positions FILE [--count N] [--against REV] [--json out.json]
 
 The strong agents (``hoard``, ``ppo``, ``expert``) hoard: they keep drawing until their whole rack can go
 out, so most of their decisions are asked about racks of 20 to 55 pieces, and every one asks the solver for
 the play with the most pieces; a whole-turn player (``ppo``) asks again with the rack's jokers kept back
 (``rummienv.rummikub.whole_turns.plays``), and a hoarder only wants to know whether its whole rack can go
-out. ``--write-positions`` plays ``--games`` two-seat games of ``--agents`` (seats swapped every other game,
-deal seeds from ``--seed``) and writes, one JSON object a line, the solver's inputs at every decision whose
+out. ``--write-positions`` plays ``--games`` two-seat games of ``--agents`` in ``--game`` (the tile game or
+the card edition, whose table jokers keep their numbers; seats swapped every other game, deal seeds from
+``--seed``) and writes, one JSON object a line, the solver's inputs at every decision whose
 rack holds 20 to 55 pieces: table, rack and staged pieces in notation, the seat's solver arguments, and who
 was deciding.
 
@@ -31,6 +33,7 @@ of each build compiles or loads its compiled code and is not timed.
 from __future__ import annotations
 
 import argparse
+import gc
 import hashlib
 import importlib.util
 import json
@@ -65,9 +68,9 @@ def notation(counts: np.ndarray) -> str:
     return " ".join(tile_name(t) for t in tiles_of(np.asarray(counts)))
 
 
-def record_games(agents: list[str], games: int, seed: int) -> list[dict]:
-    """The big-rack decisions of ``games`` two-seat games between ``agents``, in play order."""
-    rules = make_rules("rummikub")
+def record_games(game: str, agents: list[str], games: int, seed: int) -> list[dict]:
+    """The big-rack decisions of ``games`` two-seat games of ``game`` between ``agents``, in play order."""
+    rules = make_rules(game)
     engine = new_game(rules, 2)
     out: list[dict] = []
     for g in range(games):
@@ -192,6 +195,9 @@ def time_builds(positions: list, builds: dict[str, ModuleType]) -> tuple[dict, d
     differ = 0
     for module in builds.values():
         warm_up(module, positions)
+    # the games' imports (the networks' library among them) leave a heap that a full collection walks for a tenth
+    # of a second, inside whichever call it interrupts: kept out of the collector, it times the solver alone
+    gc.freeze()
     for i, (table, rack, staged, args) in enumerate(positions):
         names = list(builds) if i % 2 == 0 else list(builds)[::-1]
         found = {name: [answer_bytes(a) for a in answers(builds[name], table, rack, staged, args, spent[name])]
@@ -208,6 +214,8 @@ def main() -> int:
     source = ap.add_mutually_exclusive_group(required=True)
     source.add_argument("--positions", metavar="FILE", help="JSON lines file of logged positions to time")
     source.add_argument("--write-positions", metavar="FILE", help="play games, log their big-rack positions here")
+    ap.add_argument("--game", choices=("rummikub", "rummikub_cards"), default="rummikub",
+                    help="the game --write-positions plays")
     ap.add_argument("--agents", nargs=2, default=["hoard", "ppo"], metavar="NAME", help="the two seats' agents")
     ap.add_argument("--games", type=int, default=300, help="games to play for --write-positions")
     ap.add_argument("--seed", type=int, default=0, help="the first game's deal seed")
@@ -220,16 +228,16 @@ def main() -> int:
         if args.games < 1:
             ap.error(f"--games must be at least 1, got {args.games}")
         started = time.perf_counter()
-        logged = record_games(args.agents, args.games, args.seed)
+        logged = record_games(args.game, args.agents, args.games, args.seed)
         try:
             with open(args.write_positions, "w") as f:
                 f.writelines(json.dumps(entry) + "\n" for entry in logged)
         except OSError as e:
             ap.error(f"--write-positions {args.write_positions}: {e.strerror}")
         by_agent = Counter(entry["agent"] for entry in logged)
-        print(f"wrote {len(logged)} positions ({dict(by_agent)}) of {args.games} games of {' v '.join(args.agents)} "
-              f"(seeds {args.seed}..{args.seed + args.games - 1}) in {time.perf_counter() - started:.0f} s "
-              f"to {args.write_positions}")
+        print(f"wrote {len(logged)} positions ({dict(by_agent)}) of {args.games} games of {args.game}, "
+              f"{' v '.join(args.agents)} (seeds {args.seed}..{args.seed + args.games - 1}) in "
+              f"{time.perf_counter() - started:.0f} s to {args.write_positions}")
         return 0
     if args.count is not None and args.count < 1:
         ap.error(f"--count must be at least 1, got {args.count}")
