@@ -11,8 +11,9 @@ the play with the most pieces; a whole-turn player (``ppo``) asks again with the
 out. ``--write-positions`` plays ``--games`` two-seat games of ``--agents`` in ``--game`` (the tile game or
 the card edition, whose table jokers keep their numbers; seats swapped every other game, deal seeds from
 ``--seed``) and writes, one JSON object a line, the solver's inputs at every decision whose
-rack holds 20 to 55 pieces: table, rack and staged pieces in notation, the seat's solver arguments, and who
-was deciding.
+rack holds 20 to 55 pieces: table, rack and staged pieces in notation, the seat's solver arguments, who was
+deciding and in which deal. ``big_racks_answers.jsonl`` beside this script holds 50 such positions with the
+answers the solver gave them before its big-rack shortcuts (``tests/test_big_racks.py`` checks them).
 
 Timing mode asks three questions at each position and prints median and p99 milliseconds of each:
 
@@ -84,7 +85,7 @@ def record_games(game: str, agents: list[str], games: int, seed: int) -> list[di
             key = pos.table.tobytes() + pos.rack.tobytes() + pos.staged.tobytes()
             if SMALLEST <= pos.rack.sum() <= LARGEST and key not in seen:
                 seen.add(key)
-                entry = {"agent": names[player], "game": seed + g, "table": notation(pos.table),
+                entry = {"agent": names[player], "deal": seed + g, "table": notation(pos.table),
                          "rack": notation(pos.rack), "staged": notation(pos.staged)}
                 args = pos.solver_args
                 entry.update({"opened": True, "fixed": args["fixed"].tolist()} if args["opened"] else
