@@ -182,6 +182,11 @@ def summary(times: list[float]) -> dict[str, float]:
             "total_s": round(sum(times) / 1000, 2)}
 
 
+def pieces(sizes: list[int]) -> dict[str, float]:
+    """How many pieces the racks (or tables) held: the least, median and most."""
+    return {"min": min(sizes), "median": statistics.median(sizes), "max": max(sizes)}
+
+
 def warm_up(module: ModuleType, positions: list) -> None:
     """Compile (or load) every entry point timed, on the first position: the first call is not a solve's cost."""
     table, rack, staged, args = positions[0]
@@ -257,12 +262,12 @@ def main() -> int:
     spent, digests, differ = time_builds(positions, builds)
 
     result: dict[str, Any] = {"positions": len(positions), "source": args.positions,
-                              "rack_pieces": summary([float(p[1].sum()) for p in positions]),
-                              "table_pieces": summary([float(p[0].sum()) for p in positions])}
+                              "rack_pieces": pieces([int(p[1].sum()) for p in positions]),
+                              "table_pieces": pieces([int(p[0].sum()) for p in positions])}
     for name in builds:
         result[name] = {q: summary(spent[name][q]) for q in QUESTIONS} | {"sha256": digests[name]}
-    print(f"{len(positions)} positions from {args.positions}; racks {int(result['rack_pieces']['median_ms'])} "
-          f"pieces at the median, tables {int(result['table_pieces']['median_ms'])}")
+    print(f"{len(positions)} positions from {args.positions}; racks of {result['rack_pieces']['median']} pieces at "
+          f"the median, tables of {result['table_pieces']['median']}")
     for name in builds:
         for q in QUESTIONS:
             s = result[name][q]
