@@ -1,17 +1,19 @@
-"""What a game's display module gives the terminal game and the replay page: the registry's ``display``.
+"""What a game's display module gives the terminal game, the text interface and the replay page: the registry's
+``display``.
 
-``rummienv.play_text`` (the terminal game, ``rummienv.play``) and ``rummienv.replay_page`` are written once
-for every game and ask its display module (``rummienv/rummikub/display.py``, ``rummienv/rummy500/display.py``)
-for everything that depends on the game's pieces and words. A module meets this Protocol structurally: it
-defines each constant and function below at module level, with the same parameters (without ``self``);
-tests/test_display_protocol.py holds every registered game's module to it.
+``rummienv.play_text`` (the terminal game, ``rummienv.play``), ``rummienv.text_interface`` (programs that play
+by text) and ``rummienv.replay_page`` are written once for every game and ask its display module
+(``rummienv/rummikub/display.py``, ``rummienv/rummy500/display.py``) for everything that depends on the game's
+pieces and words. A module meets this Protocol structurally: it defines each constant and function below at
+module level, with the same parameters (without ``self``); tests/test_display_protocol.py holds every
+registered game's module to it.
 """
 
 from __future__ import annotations
 
 from typing import Any, Protocol
 
-from rummienv.core import State
+from rummienv.core import Game, State
 from rummienv.errors import IllegalActionError
 
 PageParts = tuple[list[dict[str, Any]], list[list[list[Any]]], str, list[str]]  # see Display.page_parts
@@ -23,6 +25,7 @@ class Display(Protocol):
     HELP: str  # the moves a person may type, printed on "help" and after a move that is not understood
     HINT: str  # the registered bot whose move "hint" suggests
     NO_CLOCK: str | None  # why the game has no turn clock, said to a person who asks for one; None: it has one
+    DRAWS: frozenset[int]  # actions that bring the seat a piece it has not seen: a move string ends there
 
     def render(self, state: State, me: int, names: list[str], seen: list | None = None) -> str:
         """The position as seat ``me`` sees it, before each of the person's moves; where the game marks table
@@ -48,6 +51,13 @@ class Display(Protocol):
 
     def as_command(self, actions: list[int]) -> str:
         """The move a person would type for ``actions``: how ``hint`` shows the hint bot's move."""
+
+    def whole_turns(self, state: State) -> list[list[int]]:
+        """Whole turns worth offering a program that moves by text (``rummienv.text_interface``), each as its
+        actions: where a turn takes many actions, the best of them, so that it need not be found one by one."""
+
+    def rules_brief(self, game: Game) -> str:
+        """The rules a player needs to choose moves, in a paragraph, for the prompt of a program that plays."""
 
     def deal_number(self, view: dict[str, Any]) -> int:
         """Which round or hand a view is of, so that a bot's turn ends where a deal does."""

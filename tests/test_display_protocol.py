@@ -55,9 +55,9 @@ def test_each_display_module_gives_every_name_with_its_parameters(path: str) -> 
 
 
 def test_the_protocol_names_what_the_front_ends_call() -> None:
-    assert set(members(Display)) == {"HELP", "HINT", "NO_CLOCK", "render", "who_starts", "parse_move", "why_not",
-                                     "gained", "describe_turn", "as_command", "deal_number", "totals", "table_sets",
-                                     "page_parts"}
+    assert set(members(Display)) == {"HELP", "HINT", "NO_CLOCK", "DRAWS", "render", "who_starts", "parse_move",
+                                     "why_not", "gained", "describe_turn", "as_command", "whole_turns", "rules_brief",
+                                     "deal_number", "totals", "table_sets", "page_parts"}
     assert set(members(ClockedDisplay)) - set(members(Display)) == {"time_out"}
 
 

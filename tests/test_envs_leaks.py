@@ -3,8 +3,9 @@
 For positions in every phase of every game, the test changes exactly the hidden
 part (a piece swapped between another seat's rack and the pool, the pool
 shuffled; at the end, only the order), rebuilds the state from the changed
-position, and checks that the seat's observation, its mask when it is to move,
-and its render are unchanged. The envs hand out ``state.observation(seat)``
+position, and checks that the seat's observation, its mask and its moves as text
+when it is to move, its render and its text (``rummienv.text_interface``) are
+unchanged. The envs hand out ``state.observation(seat)``
 (tests in test_envs.py and test_envs_aec.py check that), so this covers them.
 """
 
@@ -14,6 +15,7 @@ import numpy as np
 import pytest
 
 import rummienv
+from rummienv import text_interface
 from rummienv.envs.games import make_adapter
 from rummienv.errors import PositionError
 
@@ -66,8 +68,11 @@ def _swap_keeping_it_legal(position: dict, hand: list[str], free: list[int], rng
 
 
 def seen_by(state, seat: int, adapter) -> tuple:
-    mask = state.legal_action_mask().tobytes() if seat == state.current_player else b""
-    return state.observation(seat).tobytes(), mask, adapter.render(state, seat)
+    to_move = seat == state.current_player
+    mask = state.legal_action_mask().tobytes() if to_move else b""
+    moves = text_interface.legal_moves(state) if to_move else []
+    text = text_interface.seat_text(state, seat)
+    return state.observation(seat).tobytes(), mask, adapter.render(state, seat), text, moves
 
 
 def assert_no_leak(states: list, hide, seed: int) -> set[str]:

@@ -15,6 +15,7 @@ from typing import Any, NamedTuple
 from rummienv.errors import IllegalActionError, NotationError
 from rummienv.inks import hex_ink
 from rummienv.rummikub import actions as RA
+from rummienv.rummikub import whole_turns as WT
 from rummienv.rummikub.faces import TileFace, set_faces, staged_marks, tile_face
 from rummienv.tiles import JOKER, parse_tiles, sort_key, tile_name, tiles_of
 from rummienv.wording import counted
@@ -23,6 +24,7 @@ HELP = ("moves: play r7 r8 r9 (stage them, then commit) | place r7 | commit | dr
         "swap k5 (card edition) | hint | auto | quit;  written as colour k b o r and number (r7, k13), J a joker")
 HINT = "max_tiles"  # the bot whose move ``hint`` suggests: the strongest that plays turn by turn
 NO_CLOCK = None  # both editions run a turn clock (T12, K8)
+DRAWS = frozenset({RA.DRAW})  # a draw brings a piece the seat has not seen, and ends its turn
 
 
 class Words(NamedTuple):
@@ -161,10 +163,60 @@ def describe_turn(actions: list[int]) -> str:
 
 
 def as_command(actions: list[int]) -> str:
-    """The move a person would type for ``actions`` (used by ``hint``)."""
+    """The move a person would type for ``actions`` (used by ``hint``); for one action, a string that
+    ``parse_move`` reads back as that action."""
     if actions[-1] == RA.COMMIT:
         return "play " + " ".join(tile_name(a) for a in actions[:-1]) if len(actions) > 1 else "commit"
+    if len(actions) == 1 and RA.SWAP <= actions[0] < RA.NUM_ACTIONS:
+        return f"swap {tile_name(actions[0] - RA.SWAP)}"
+    if len(actions) == 1 and actions[0] in WT.NAMES:
+        return WT.NAMES[actions[0]].lower()
+    if len(actions) == 1 and actions[0] <= JOKER:
+        return f"place {tile_name(actions[0])}"
     return RA.action_to_string(actions[0]).lower()
+
+
+def whole_turns(state: Any) -> list[list[int]]:
+    """The plays worth offering as whole moves: the most pieces, and the most without the rack's jokers (the
+    solver's exact answers completing what is staged), each as its pieces and COMMIT; none when no play exists.
+
+    A program that reads moves as text should not have to find a legal play piece by piece.
+    """
+    mask = state.legal_action_mask()
+    if state.is_terminal() or not mask[RA.COMMIT] and not mask[RA.PLACE:RA.COMMIT].any():
+        return []
+    me = state.current_player
+    found = WT.plays(state.table, state.racks[me], state.staged, state.solver_args(), mask[:RA.NUM_ACTIONS])
+    turns: list[list[int]] = []
+    for play in found:
+        if play is None:
+            continue
+        pieces = [RA.PLACE + t for t in tiles_of(play - state.staged)]
+        turn = [*pieces, RA.COMMIT]
+        if turn not in turns:
+            turns.append(turn)
+    return turns
+
+
+def rules_brief(game: Any) -> str:
+    """The rules a player needs to choose moves, in a paragraph (docs/RULES.md holds them in full)."""
+    rules = game.rules
+    said = words(rules.game)
+    edition = "the card edition of Rummikub" if rules.game == "rummikub_cards" else "Rummikub with tiles"
+    swap = (f" Once opened you may exchange a table joker for a {said.piece} of the number it stands for "
+            "('swap k5'), and the freed joker must go back on the table in the same turn (K6)."
+            if rules.joker_swap_action else "")
+    return (f"You play {edition}, {game.num_players} players. {said.piece.capitalize()}s are coloured k (black), "
+            f"b (blue), o (orange), r (red), numbered 1-13, two of each, and J is a joker. Sets are groups (3-4 of "
+            "one number, all colours different) and runs (3+ consecutive numbers of one colour, 1 to 13, no wrap); "
+            f"a joker stands for any one {said.piece}. On your turn either lay {said.piece}s from your rack so that "
+            f"every {said.piece} on the table is in a valid set, or draw one from the {said.pool}, which ends your "
+            f"turn. Your first play (the opening) uses only your own {said.piece}s in new sets worth "
+            f"{rules.opening_threshold} or more; after it you may add to and rearrange every set on the table, and "
+            f"the engine finds how the table divides into sets: you only choose which {said.piece}s to lay.{swap} "
+            f"With the {said.pool} empty a seat that cannot play passes. The round ends when a seat empties its rack: "
+            f"the others score minus what their racks are worth (a joker {rules.joker_penalty}) and the winner "
+            "scores the sum; if nobody can go out, the lowest rack wins. Aim for the highest score over the game.")
 
 
 def time_out(state: Any, seat: int, clock: float) -> str:

@@ -22,6 +22,7 @@ HELP = ("moves: draw | take <card> | meld <cards> | layoff <card> [run|group] | 
         "end (stock empty) | hint | auto | quit;  cards like 9S TD AH")
 HINT = "value"  # the bot whose move ``hint`` suggests
 NO_CLOCK = "Rummy 500 has no turn clock (F13)"
+DRAWS = frozenset({FA.DRAW_STOCK})  # the stock's card is unseen until drawn: what follows depends on it
 
 
 def _cards(names: list[str]) -> str:
@@ -144,6 +145,27 @@ def as_command(actions: list[int]) -> str:
     verb, *rest = FA.action_to_string(actions[0]).split()
     verb = {"DRAW_STOCK": "draw", "END_HAND": "end"}.get(verb, verb.lower())
     return " ".join([verb, *(w.lower() if w in ("GROUP", "RUN") else w for w in rest)])
+
+
+def whole_turns(state: Any) -> list[list[int]]:
+    """None to offer: a turn is one decision at a time here (draw or take, meld, lay off, discard), and each is
+    listed as a move of its own."""
+    return []
+
+
+def rules_brief(game: Any) -> str:
+    """The rules a player needs to choose moves, in a paragraph (docs/RULES.md holds them in full)."""
+    rules = game.rules
+    dealt = rules.hand_size_two_players if game.num_players == 2 else rules.hand_size
+    return (f"You play Rummy 500, {game.num_players} players, {dealt} cards each from one 52-card pack. Cards are "
+            "rank then suit: A 2-9 T J Q K and S H D C (TD is the ten of diamonds). Melds are groups (3-4 cards of "
+            "one rank) and runs (3+ cards of one suit in sequence, the ace low A-2-3 or high Q-K-A, no wrap). A "
+            "turn: first draw the stock's top card, or take any card of the face-up discard pile together with "
+            "every card above it, and then you must use that card in a meld or lay-off this same turn; then lay "
+            "melds and lay cards off on any meld on the table as you like; then discard one card (not the one you "
+            "had to use). The hand ends when a seat has no cards left. Each seat scores what it has on the table "
+            "minus what is left in its hand (2-10 their number, J Q K 10, an ace 15 but 1 at the low end of a run); "
+            f"the game goes on until a total reaches {rules.target_score}. Aim for the highest score.")
 
 
 def _page_card(card: str) -> list[str]:
