@@ -28,6 +28,7 @@ import os
 import sys
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import combinations, permutations
@@ -107,16 +108,23 @@ def play_lineups(engine: Game, table: Sequence[tuple[int, ...]], seat_agent: Cal
     playing; one record per game: its deal, the seats' labels, scores and winners.
 
     Each game is written to ``replays`` (a folder) as ``[match-]deal<deal>-lineup<lineup>.json`` when it is given.
+    An agent with ``take_report`` (a chat model) is asked after each game what it kept: its counts go in the
+    record (``reports``, one per seat, None for an agent without), its log into the replay.
     """
     prefix = "match-" if engine.whole_game else ""
     for k, lineup in enumerate(table):
         seats = [seat_agent(i, s) for s, i in enumerate(lineup)]
         seat_labels = [labels[i] for i in lineup]
         state = play_game(engine, seats, int(deal_seed), seat_labels)
+        reports = [agent.take_report() if callable(getattr(agent, "take_report", None)) else None
+                   for agent in seats]
+        logs = [None if r is None else r.get("log") for r in reports] if any(reports) else None
         if replays is not None:
-            replay.write(Path(replays) / f"{prefix}deal{deal:05d}-lineup{k:02d}.json", state, seat_labels)
+            replay.write(Path(replays) / f"{prefix}deal{deal:05d}-lineup{k:02d}.json", state, seat_labels,
+                         agent_logs=logs)
         yield {"deal": deal, "seats": seat_labels, "scores": [float(x) for x in state.scores()],
-               "winners": state.winners()}
+               "winners": state.winners(),
+               **({"reports": [None if r is None else r["counts"] for r in reports]} if any(reports) else {})}
 
 
 def duration(seconds: float) -> str:
@@ -388,6 +396,7 @@ def tally(records: Sequence[dict[str, Any]], labels: Sequence[str], seed: int, r
     wins = dict.fromkeys(labels, 0.0)
     played = dict.fromkeys(labels, 0)
     per_deal = {lab: [[] for _ in range(deals)] for lab in labels}
+    counted = summed_reports(records)
     for record in records:
         scores = record["scores"]
         won = shares(record["winners"] if "winners" in record else top_seats(scores), len(scores))
@@ -406,8 +415,20 @@ def tally(records: Sequence[dict[str, Any]], labels: Sequence[str], seed: int, r
             "win_ci": list(wilson(wins[label], n)),
             "mean_score": float(np.mean(deal_means)) if deal_means else float("nan"),
             "score_ci": list(bootstrap_mean(deal_means, seed, resamples)),
+            **({"counts": counted[label]} if label in counted else {}),
         }
     return {"deals": deals, "agents": summary}
+
+
+def summed_reports(records: Sequence[dict[str, Any]]) -> dict[str, dict[str, int]]:
+    """Per agent label, the counts its agents reported over the games (``play_lineups``'s ``reports``): a chat
+    model's requests, tokens, refused answers and fallbacks."""
+    counted: dict[str, Counter[str]] = {}
+    for record in records:
+        for label, counts in zip(record["seats"], record.get("reports") or [], strict=False):
+            if counts is not None:
+                counted.setdefault(label, Counter()).update(counts)
+    return {label: dict(sorted(c.items())) for label, c in counted.items()}
 
 
 def standings(record: dict[str, Any]) -> list[float]:
@@ -482,6 +503,10 @@ def format_table(result: dict[str, Any]) -> str:
                                for c, (cell, w) in enumerate(zip(cells, widths, strict=True))))
     if "rating" in result:
         lines.append(f"rating: {result['rating']['method']}")
+    for label, row in result["agents"].items():
+        if "counts" in row:
+            lines.append(f"{label}: " + ", ".join(f"{value:,} {key.replace('_', ' ')}"
+                                                  for key, value in row["counts"].items()) + " (over rounds)")
     for title, pairs in (("head to head in rounds, by score", result.get("head_to_head")),
                          ("head to head in whole games", result.get("matches", {}).get("head_to_head"))):
         if pairs:

@@ -81,6 +81,8 @@ def make_agent(spec: Any, game: Any, num_players: int, seed: int | None = None) 
     named = baselines(rules)
     if spec == TRAINED:
         return importlib.import_module("agents.trained").load_shipped(rules, num_players, seed)
+    if isinstance(spec, str) and spec.startswith(CHAT_PREFIX):
+        return _chat_agent(spec, rules, num_players, seed)
     if is_checkpoint(spec, named):
         return _load_checkpoint(Path(spec), rules, num_players, seed)
     if isinstance(spec, str) and CLASS_SPEC.fullmatch(spec):
@@ -90,13 +92,26 @@ def make_agent(spec: Any, game: Any, num_players: int, seed: int | None = None) 
     return named[spec](rules, seed)
 
 
+CHAT_PREFIX = "llm:"  # a chat model behind an OpenAI-compatible endpoint (agents.chat_agent)
+
+
+def _chat_agent(spec: str, rules: Rules, num_players: int, seed: int | None) -> Agent:
+    """A chat model's agent, its endpoint checked now; imported only when asked for, as it needs ``openai``."""
+    chat = importlib.import_module("agents.chat_agent")
+    settings = chat.parse_spec(spec)
+    fallback = None if settings.fallback == chat.DRAW else make_agent(settings.fallback, rules, num_players, seed)
+    game = games.make_game(rules.game, num_players, rules=rules)
+    return chat.ChatAgent(settings, game, chat.make_client(settings, spec), fallback, seed)
+
+
 CLASS_SPEC = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_][\w.]*")  # module:Class, e.g. agents.random_agent:RandomAgent
 
 
 def allowed_agents() -> str:
     """What ``make_agent`` accepts, in words, for the errors that refuse a spec."""
     per_game = "; ".join(f"{g}: {', '.join(baselines(g))}" for g in games.names())
-    return (f"baselines per game: {per_game}; or {TRAINED!r} (the trained agent that ships), a checkpoint path "
+    return (f"baselines per game: {per_game}; or {TRAINED!r} (the trained agent that ships), a chat model "
+            f"({CHAT_PREFIX}MODEL@URL or {CHAT_PREFIX}FILE.yaml), a checkpoint path "
             f"({', '.join(CHECKPOINT_SUFFIXES)}), an importable module:Class of an agent (built as Class(rules, seed) "
             "or Class(), with act(observation, action_mask)), or an object with act(observation, action_mask)")
 

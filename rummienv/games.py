@@ -36,8 +36,10 @@ class GameInfo:
     ``text`` and ``picture``, the env's renders of one seat's view, ``f(view, game) -> str`` and
     ``-> np.ndarray`` (None: no pictures); ``display``, the module of the terminal game's text and the
     replay page's pieces, giving what ``rummienv.display_protocol.Display`` names (None: neither);
-    ``whole_turns``, the Game of the whole-turn action mode, if the game has one; ``env``, the Gymnasium env
-    class registered as ``env_id``.
+    ``whole_turns``, the Game of the whole-turn action mode, if the game has one; ``sample_state``,
+    ``f(view, game, rng) -> State``, a state that shows a seat's view to that seat with what it cannot see dealt
+    by ``rng`` (a program that moves by text reads its moves off one, ``rummienv.text_interface``); ``env``, the
+    Gymnasium env class registered as ``env_id``.
 
     The paths are arrows of the import graph that no import statement shows (docs/contract.md's layers).
     All but ``env`` name the game's own package, the layer the registry stands on; ``env`` names the env
@@ -57,6 +59,7 @@ class GameInfo:
     deal: str = "round"
     picture: str | None = None
     whole_turns: str | None = None
+    sample_state: str | None = None
     env_id: str | None = None
     env: str | None = None
 
@@ -180,6 +183,7 @@ register(GameInfo(
     game="rummienv.rummikub.state:RummikubGame", load_state="rummienv.rummikub.position:load_state",
     text="rummienv.rummikub.text:rummikub_text", picture="rummienv.rummikub.picture:rummikub_frame",
     display="rummienv.rummikub.display", whole_turns="rummienv.rummikub.whole_turns:WholeTurnGame",
+    sample_state="rummienv.rummikub.determinize:sample_state",
     env_id="rummienv/Rummikub-v0", env="rummienv.envs.rummikub_env:RummikubEnv",
 ))
 register(GameInfo(
@@ -190,12 +194,13 @@ register(GameInfo(
     game="rummienv.rummikub.state:RummikubGame", load_state="rummienv.rummikub.position:load_state",
     text="rummienv.rummikub.text:rummikub_text", picture="rummienv.rummikub.picture:rummikub_frame",
     display="rummienv.rummikub.display", whole_turns="rummienv.rummikub.whole_turns:WholeTurnGame",
+    sample_state="rummienv.rummikub.determinize:sample_state",
     env_id="rummienv/RummikubCards-v0", env="rummienv.envs.rummikub_env:RummikubCardsEnv",
 ))
 register(GameInfo(
     name="rummy500", title="Rummy 500", rules=Rummy500Rules(), deal="hand",
     game="rummienv.rummy500.state:Rummy500Game", load_state="rummienv.rummy500.position:load_state",
     text="rummienv.rummy500.text:rummy500_text", picture="rummienv.rummy500.picture:rummy500_frame",
-    display="rummienv.rummy500.display",
+    display="rummienv.rummy500.display", sample_state="rummienv.rummy500.determinize:sample_state",
     env_id="rummienv/Rummy500-v0", env="rummienv.envs.rummy500_env:Rummy500Env",
 ))

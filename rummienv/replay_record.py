@@ -21,11 +21,14 @@ FORMAT = "rummienv-replay/1"
 PERSON = "you"  # the agent name of the seat a person played (``rummienv.play`` records it so)
 
 
-def record(state: State, agents: Sequence[str], given_seed: int | None = None) -> dict[str, Any]:
+def record(state: State, agents: Sequence[str], given_seed: int | None = None,
+           agent_logs: Sequence[Any] | None = None) -> dict[str, Any]:
     """The replay of ``state``'s game so far (finished or not); ``agents[p]`` names who played seat p.
 
     ``given_seed`` is the seed the person started from where the deal's seed was drawn from it (the evaluator
-    draws one per deal, the env one per episode): a 19-digit number they never typed names nothing to them."""
+    draws one per deal, the env one per episode): a 19-digit number they never typed names nothing to them.
+    ``agent_logs[p]``, where given, is what seat p's agent kept of the game (a chat model's prompts and
+    answers), stored with the moves it explains and ignored when the game is played again."""
     position = state.to_dict()
     if len(agents) != len(state.scores()):
         raise ValueError(f"name one agent per seat ({len(state.scores())}), got {len(agents)}")
@@ -34,14 +37,16 @@ def record(state: State, agents: Sequence[str], given_seed: int | None = None) -
             "whole_game": bool(position.get("whole_game", rules.get("whole_game", False))),
             "seed": int(state.seed), "given_seed": given_seed, "agents": [str(a) for a in agents],
             "moves": [int(a) for a in state.history],
-            "scores": [float(x) for x in state.scores()] if state.is_terminal() else None}
+            "scores": [float(x) for x in state.scores()] if state.is_terminal() else None,
+            **({"agent_logs": list(agent_logs)} if agent_logs is not None else {})}
 
 
-def write(path: str | Path, state: State, agents: Sequence[str], given_seed: int | None = None) -> Path:
+def write(path: str | Path, state: State, agents: Sequence[str], given_seed: int | None = None,
+          agent_logs: Sequence[Any] | None = None) -> Path:
     """Write the replay of ``state``'s game to ``path`` (its folder is made if need be)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(record(state, agents, given_seed)))
+    path.write_text(json.dumps(record(state, agents, given_seed, agent_logs)))
     return path
 
 

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from rummienv import games
 from rummienv import play_text as text
 from rummienv.core import Game, State
@@ -40,6 +42,18 @@ def _game(state: State) -> Game:
     return kept if kept is not None else games.make_game(state.rules.game, state.num_players, rules=state.rules)
 
 
+def view_state(view: dict[str, Any], game: Game, rng: Any) -> State:
+    """A state that shows ``view`` to its seat, what the seat cannot see dealt by ``rng`` (a seed or Generator).
+
+    A player that knows only its view (an agent) asks its moves of this state: the seat's own legal moves and
+    what its move strings do hang only on what it can see, up to a draw, where a move string ends.
+    """
+    sample = games.of(game).sample_state
+    if sample is None:
+        raise ValueError(f"{games.of(game).title} has no sample_state: it cannot be played from a view as text")
+    return games.load(sample)(view, game, np.random.default_rng(rng))
+
+
 def action_text(state: State, action: int) -> str:
     """One action as a move string that ``parse_move`` reads back as exactly that action."""
     return text.display(state).as_command([int(action)])
@@ -56,11 +70,17 @@ def legal_moves(state: State) -> list[str]:
     return [*turns, *(move for move in singles if move not in turns)]
 
 
+def _moves_only(help_text: str) -> str:
+    """A game's HELP without what only the terminal offers (hint, auto, quit)."""
+    moves, _, notation = help_text.partition(" | hint")
+    return moves + notation[notation.index(";"):].replace(";  ", "; ") if ";" in notation else moves
+
+
 def move_help(game: Any) -> str:
     """The move language, for a prompt: the game's typed moves and how steps join into one move."""
-    moves = text.help_text(game).split(" | hint")[0]  # hint, auto and quit are the terminal's, not moves
-    return (f"{moves}. Several steps of one turn may be sent as one move, separated by '{STEP_SEPARATOR}'; "
-            "a move ends where your turn does, or with a draw of a piece you have not seen.")
+    return (f"{_moves_only(text.help_text(game))}. Several steps of one turn may be sent as one move, "
+            f"separated by '{STEP_SEPARATOR}'; a move ends where your turn does, or with a draw of a piece you "
+            "have not seen.")
 
 
 def rules_brief(game: Any) -> str:
@@ -77,8 +97,9 @@ def _step_actions(state: State, step: str) -> list[int]:
     except NotationError as typed:
         try:
             return [state.string_to_action(step)]
-        except IllegalActionError:
-            raise typed from None
+        except (IllegalActionError, NotationError):
+            shown = text.display(state).HELP
+            raise NotationError(str(typed).replace(shown, _moves_only(shown))) from None
 
 
 def parse_move(state: State, move: str) -> list[int]:

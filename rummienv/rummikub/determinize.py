@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from rummienv.rummikub.state import RummikubGame, RummikubState, full_set
-from rummienv.tiles import JOKER, NUM_TYPES, counts_of
+from rummienv.tiles import JOKER, NUM_TYPES, counts_of, number_of
 
 
 def unseen_pieces(view: dict[str, Any], game: RummikubGame) -> np.ndarray:
@@ -30,7 +30,7 @@ def sample_state(view: dict[str, Any], game: RummikubGame, rng: np.random.Genera
     """A state of ``game`` that shows ``view`` to its seat, the unseen pieces dealt by ``rng``.
 
     ``game`` decides what ends the state: a one-round game ends when the view's round does. A turn begun
-    with joker swaps (K6) is not part of a view, so the sample starts the seat's staged pieces without them.
+    with joker swaps (K6) goes on from them: each frees its joker from the table, as the state did.
     """
     p, me = game.num_players, int(view["player"])
     seats = [int(s) for s in view["seats"]]
@@ -55,6 +55,9 @@ def sample_state(view: dict[str, Any], game: RummikubGame, rng: np.random.Genera
     state.restore(list(view["table_sets"]), int(view["current_player"]), over=False)
     if view["current_player"] == me:
         state.staged = counts_of(view["staged"])
+        state.swapped = [int(t) for t in view.get("swapped", [])]
+        for tile in state.swapped:
+            state.fixed[number_of(tile)] -= 1
     state.passes = int(view["passes"])
     state.round = int(view["round"])
     state.totals = [Fraction(view["totals"][seats.index(s)]).limit_denominator(1000) for s in range(p)]

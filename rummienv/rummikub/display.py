@@ -216,7 +216,9 @@ def rules_brief(game: Any) -> str:
             f"the engine finds how the table divides into sets: you only choose which {said.piece}s to lay.{swap} "
             f"With the {said.pool} empty a seat that cannot play passes. The round ends when a seat empties its rack: "
             f"the others score minus what their racks are worth (a joker {rules.joker_penalty}) and the winner "
-            "scores the sum; if nobody can go out, the lowest rack wins. Aim for the highest score over the game.")
+            "scores the sum; if nobody can go out, the lowest rack wins. "
+            + ("The game's rounds' scores add up, and the highest total wins." if game.whole_game
+               else "This game is one round: aim for the highest score in it."))
 
 
 def time_out(state: Any, seat: int, clock: float) -> str:

@@ -109,6 +109,7 @@ def view(state: RummikubState, player: int) -> dict[str, Any]:
         "current_player": state.current_player,
         "rack": tiles_of(state.racks[player]),
         "staged": tiles_of(state.staged) if player == state.current_player else [],
+        "swapped": list(state.swapped) if player == state.current_player else [],  # K6 this turn, in order
         "table_sets": list(state.table_sets),
         "table": state.table_counts(),
         "fixed_jokers": state.fixed.copy(),

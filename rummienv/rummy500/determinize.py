@@ -80,6 +80,11 @@ def determinize(view: View, rules: Rummy500Rules, hidden: Sequence[Sequence[int]
     })
 
 
+def sample_state(view: View, game: Any, rng: np.random.Generator) -> Rummy500State:
+    """A state of ``game`` that shows ``view`` to its seat, the unseen cards dealt by ``rng`` (``sample_hidden``)."""
+    return determinize(view, game.rules, *sample_hidden(view, rng))
+
+
 def sample_boards(view: View, rules: Rummy500Rules, rng: np.random.Generator, count: int) -> np.ndarray:
     """``count`` packed boards (board.py) of ``sample_hidden`` deals, one a row.
 

@@ -164,8 +164,9 @@ def rules_brief(game: Any) -> str:
             "every card above it, and then you must use that card in a meld or lay-off this same turn; then lay "
             "melds and lay cards off on any meld on the table as you like; then discard one card (not the one you "
             "had to use). The hand ends when a seat has no cards left. Each seat scores what it has on the table "
-            "minus what is left in its hand (2-10 their number, J Q K 10, an ace 15 but 1 at the low end of a run); "
-            f"the game goes on until a total reaches {rules.target_score}. Aim for the highest score.")
+            "minus what is left in its hand (2-10 their number, J Q K 10, an ace 15 but 1 at the low end of a run). "
+            + (f"Hands are dealt until a total reaches {rules.target_score}; the highest total wins."
+               if rules.whole_game else "This game is one hand: aim for the highest score in it."))
 
 
 def _page_card(card: str) -> list[str]:
