@@ -131,7 +131,8 @@ class ChatAgent(BaseAgent):
                  seed: int | None = None) -> None:
         super().__init__(seed)
         self.settings, self.game, self.client, self.fallback = settings, game, client, fallback
-        self.system = (f"{text_interface.rules_brief(game)}\n\nMoves: {text_interface.move_help(game)}\n\n"
+        moves = text_interface.move_help(game)
+        self.system = (f"{text_interface.rules_brief(game)}\n\n{moves[0].upper()}{moves[1:]}\n\n"
                        "Each message shows what your seat sees and your legal moves. Answer with exactly one move on "
                        "the last line of your answer, written as in the list (a play may name any pieces that make "
                        "a legal play).")

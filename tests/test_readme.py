@@ -37,6 +37,13 @@ def test_the_adding_a_game_snippet_runs_from_the_root_as_it_says() -> None:
     assert done.returncode == 0, done.stderr[-2000:]
 
 
+def test_the_text_interface_example_runs_as_printed() -> None:
+    snippet = re.search(r"```python\n(.*?)```", section("docs/language_models.md", "## The text interface"), re.S)
+    done = subprocess.run([sys.executable, "-c", snippet.group(1)], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "Rack of seat" in done.stdout and "['draw']" in done.stdout
+
+
 def test_the_readme_stays_a_short_guide_whose_links_all_lead_somewhere() -> None:
     """A first-run guide of at most 16 KB with at most 12 figures; every relative link of it and of the
     reference pages names a file that exists."""
