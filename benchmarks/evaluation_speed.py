@@ -15,12 +15,12 @@ The issue's target reads: ``ppo hoard`` at most twice ``hoard max_tiles``.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
 
 import torch
+from json_lines import emit
 
 from agents.evaluate import evaluate
 from rummienv import games
@@ -61,11 +61,8 @@ def main(argv: list[str] | None = None) -> int:
         row["wall_ms"], row["cpu_ms"] = round(row["wall_ms"], 1), round(row["cpu_ms"], 1)
         print(f"{name:>24}: {row['wall_ms']:7.1f} ms a game ({row['wall_ratio']:.2f}x), "
               f"CPU {row['cpu_ms']:7.1f} ms ({row['cpu_ratio']:.2f}x)", file=sys.stderr)
-    line = json.dumps({"benchmark": "evaluation_speed", "game": args.game, "players": args.players,
-                       "deals": args.deals, "repeats": args.repeats, "lineups": best})
-    print(line)
-    if args.json:
-        args.json.write_text(line + "\n")
+    emit({"benchmark": "evaluation_speed", "game": args.game, "players": args.players, "deals": args.deals,
+          "repeats": args.repeats, "lineups": best}, args.json)
     return 0
 
 

@@ -1,10 +1,11 @@
-"""The JSON-lines inputs the benchmarks read (positions, recorded games): one value a line, and an error that
+"""The JSON lines the benchmarks read (positions, recorded games) and print: one value a line, and an error that
 names the file and the line where one is not JSON, since these files are made by hand or by another tool."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 
@@ -24,3 +25,11 @@ def json_lines(path: str) -> Iterator[tuple[int, Any]]:
         except json.JSONDecodeError as e:
             raise ValueError(f"{path} line {number}: not JSON ({e.msg} at column {e.colno})") from None
         yield number, value
+
+
+def emit(result: dict[str, Any], path: Path | None) -> None:
+    """Print a benchmark's result as one JSON line, and write it to ``path`` too where one is given."""
+    line = json.dumps(result)
+    print(line)
+    if path:
+        path.write_text(line + "\n")

@@ -22,6 +22,7 @@ import time
 from pathlib import Path
 
 import yaml
+from json_lines import emit
 
 from agents.evaluate import evaluate
 from rummienv import games
@@ -72,10 +73,7 @@ def main(argv: list[str] | None = None) -> int:
     with FakeChatServer(["legal"]) as server, tempfile.TemporaryDirectory() as folder:
         for game in args.games:
             rows[game] = measure(game, args.deals, server.url, Path(folder), MODEL)
-    line = json.dumps({"deals": args.deals, "answers": "the first listed move", "games": rows})
-    print(line)
-    if args.json:
-        args.json.write_text(line + "\n")
+    emit({"benchmark": "text_cost", "deals": args.deals, "answers": "the first listed move", "games": rows}, args.json)
     return 0
 
 
