@@ -503,10 +503,11 @@ def format_table(result: dict[str, Any]) -> str:
                                for c, (cell, w) in enumerate(zip(cells, widths, strict=True))))
     if "rating" in result:
         lines.append(f"rating: {result['rating']['method']}")
-    for label, row in result["agents"].items():
-        if "counts" in row:
-            lines.append(f"{label}: " + ", ".join(f"{value:,} {key.replace('_', ' ')}"
-                                                  for key, value in row["counts"].items()) + " (over rounds)")
+    for kind, rows in (("rounds", result["agents"]), ("whole games", result.get("matches", {}).get("agents", {}))):
+        for label, row in rows.items():
+            if "counts" in row:
+                lines.append(f"{label}, {kind}: " + ", ".join(f"{value:,} {key.replace('_', ' ')}"
+                                                              for key, value in row["counts"].items()))
     for title, pairs in (("head to head in rounds, by score", result.get("head_to_head")),
                          ("head to head in whole games", result.get("matches", {}).get("head_to_head"))):
         if pairs:

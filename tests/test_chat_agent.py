@@ -65,9 +65,11 @@ def test_same_seed_same_results_for_any_number_of_workers(tmp_path):
 def test_the_log_of_prompts_and_answers_goes_with_the_replay(tmp_path):
     with FakeChatServer(BAD) as server:
         spec = agent_file(tmp_path, server, fallback="value")
-        evaluate("rummy500", [spec, "value"], 2, 1, 0, progress=False, replays=tmp_path / "replays")
-    files = sorted((tmp_path / "replays").glob("*.json"))
-    assert len(files) == 2
+        result = evaluate("rummy500", [spec, "value"], 2, 1, 0, matches=1, progress=False,
+                          replays=tmp_path / "replays")
+    assert result["matches"]["agents"][spec]["counts"]["requests"] > 0  # whole games count apart from rounds
+    files = sorted((tmp_path / "replays").glob("deal*.json"))
+    assert len(files) == 2 and len(list((tmp_path / "replays").glob("match-*.json"))) == 2
     record = json.loads(files[0].read_text())
     seat = record["agents"].index(spec)
     log = record["agent_logs"][seat]
