@@ -4,7 +4,7 @@ A language model, a TextArena env (``rummienv.envs.text_arena``) or a script pla
 what does my seat see (``seat_text``), what may I do (``legal_moves``), what does this string do
 (``parse_move``), and do it (``apply_move``). The words are the terminal game's (``play r7 r8 r9``, ``take
 9S``; each game's display module): one move language for people and programs, held to the same exact mask
-as every bot. A move string may be a whole turn, its steps separated by ``;`` (``swap k5; play k5 J r6``),
+as every bot. A move string may be a whole turn, its steps separated by ``;`` (``swap k5; play b8 o8``),
 so that a model need not be asked once per piece; it ends where the seat draws a piece it has not seen, or
 where its turn ends, since what follows would depend on what it cannot yet know.
 
