@@ -18,9 +18,10 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from rummienv.envs.opponents import decide, make_move, play_whole, reads_view
+from rummienv.envs.opponents import decide, make_move, play_whole, reads_view, report_logs, take_reports
 
-__all__ = ["Agent", "BaseAgent", "View", "decide", "first_legal", "make_move", "play_whole", "reads_view"]
+__all__ = ["Agent", "BaseAgent", "View", "decide", "first_legal", "make_move", "play_whole", "reads_view",
+           "report_logs", "take_reports"]
 
 View = dict[str, Any]
 

@@ -39,7 +39,7 @@ import numpy as np
 from tqdm import tqdm
 
 from agents import deal_pool
-from agents.base import Agent, make_move
+from agents.base import Agent, make_move, report_logs, take_reports
 from agents.registry import make_agent, rules_of
 from agents.stats import bootstrap_mean, ratings, wilson
 from rummienv import games, replay
@@ -116,12 +116,10 @@ def play_lineups(engine: Game, table: Sequence[tuple[int, ...]], seat_agent: Cal
         seats = [seat_agent(i, s) for s, i in enumerate(lineup)]
         seat_labels = [labels[i] for i in lineup]
         state = play_game(engine, seats, int(deal_seed), seat_labels)
-        reports = [agent.take_report() if callable(getattr(agent, "take_report", None)) else None
-                   for agent in seats]
-        logs = [None if r is None else r.get("log") for r in reports] if any(reports) else None
+        reports = take_reports(seats)
         if replays is not None:
             replay.write(Path(replays) / f"{prefix}deal{deal:05d}-lineup{k:02d}.json", state, seat_labels,
-                         agent_logs=logs)
+                         agent_logs=report_logs(reports))
         yield {"deal": deal, "seats": seat_labels, "scores": [float(x) for x in state.scores()],
                "winners": state.winners(),
                **({"reports": [None if r is None else r["counts"] for r in reports]} if any(reports) else {})}

@@ -24,7 +24,7 @@ from typing import Any
 
 from rummienv import games, replay
 from rummienv import play_text as text
-from rummienv.envs.opponents import decide, make_agent, make_move
+from rummienv.envs.opponents import decide, make_agent, make_move, report_logs, take_reports
 from rummienv.errors import INTERRUPTED, IllegalActionError, NotationError
 
 REMINDERS = (30.0, 10.0)  # seconds left on the turn clock at which the person is told so
@@ -319,14 +319,16 @@ def main(argv: list[str] | None = None) -> int:
         return INTERRUPTED
     finally:  # the record is kept however the game ends, a crash included
         if args.replay:
-            save_replay(args.replay, session.state, names)
+            save_replay(args.replay, session.state, names, [bots.get(s) for s in range(state.num_players)])
     return 0
 
 
-def save_replay(path: Path, state: Any, names: list[str]) -> None:
-    """Write the game's record and say where; a failure to write is said, not raised, as the game is over."""
+def save_replay(path: Path, state: Any, names: list[str], seats: list[Any]) -> None:
+    """Write the game's record, with what its bots kept of it (a chat model's prompts and answers), and say
+    where; a failure to write is said, not raised, as the game is over."""
+    logs = report_logs(take_reports(seats))
     try:
-        say(f"replay written to {replay.write(path, state, names)}")
+        say(f"replay written to {replay.write(path, state, names, agent_logs=logs)}")
     except OSError as exc:
         say(f"the replay could not be written to {str(path)!r}: {exc.strerror}")
 

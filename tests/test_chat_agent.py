@@ -6,6 +6,9 @@ the same results, and a bad spec or endpoint is refused before the first game.""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -20,6 +23,7 @@ from rummienv import games, replay, text_interface
 
 pytest.importorskip("openai")
 
+ROOT = Path(__file__).resolve().parents[1]
 BAD = ["legal"] * 6 + ["wrapped", "illegal", "garbage", "fail"]  # one answer in ten legal-but-wrapped, one bad each
 OPPONENT = {"rummikub": "max_tiles", "rummikub_cards": "max_tiles", "rummy500": "value"}
 
@@ -140,3 +144,14 @@ def test_settings_files_are_checked(tmp_path):
 ])
 def test_the_move_is_read_off_the_answers_last_line(answer, move):
     assert answer_move(answer) == move
+
+
+def test_the_terminal_game_keeps_the_models_log_with_its_replay(tmp_path):
+    path = tmp_path / "game.json"
+    with FakeChatServer(["legal"]) as server:
+        done = subprocess.run([sys.executable, "-m", "rummienv.play", "--game", "rummy500", "--seed", "1",
+                               "--opponents", f"llm:{MODEL}@{server.url}", "--replay", str(path)],
+                              input="draw\nquit\n", capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert done.returncode == 0, done.stderr[-2000:]
+    record = json.loads(path.read_text())
+    assert record["agent_logs"][0] is None and record["agent_logs"][1][0]["answer"]

@@ -38,7 +38,8 @@ class Agent(Protocol):
     ``plan_turn(view)`` is asked first for a whole play, which a state with
     ``apply_play`` lays down in one transition (``play_whole``). One with
     ``reseed(seed)`` is reseeded from the env's generator at every reset, so the
-    env's seed fixes its choices too.
+    env's seed fixes its choices too. One with ``take_report()`` hands over what it
+    kept of a game when the game ends (``take_reports``).
     """
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int: ...
@@ -94,6 +95,18 @@ def make_move(agent: Agent, state: State) -> int:
         return made
     state.apply_action(decide(agent, state, view))
     return 1
+
+
+def take_reports(agents: list[Any]) -> list[dict[str, Any] | None]:
+    """What each agent kept of the game just played (``take_report``: a chat model's counts and its log of
+    prompts and answers), None for an agent that keeps nothing; asked once a game, by whoever wrote its replay."""
+    return [agent.take_report() if callable(getattr(agent, "take_report", None)) else None for agent in agents]
+
+
+def report_logs(reports: list[dict[str, Any] | None]) -> list[Any] | None:
+    """The logs in ``take_reports``' reports, one per seat, as a replay keeps them (``agent_logs``); None when no
+    agent kept anything, so that other replays stay as they were."""
+    return [None if r is None else r.get("log") for r in reports] if any(reports) else None
 
 
 AgentFactory = Callable[..., Any]  # (spec, game, num_players, seed) -> an agent
