@@ -121,18 +121,26 @@ def read_positions(path: str, count: int | None) -> list[tuple[np.ndarray, np.nd
 
 
 def baseline_solver(rev: str) -> ModuleType:
-    """The solver module of git revision ``rev``, with its own kernel: both files written to a folder named by
-    the commit (so numba's compiled copy of them is kept for the next run) and imported apart from the
-    working tree's."""
+    """The solver of git revision ``rev``: its files written to a folder named by the commit (so numba's
+    compiled copy of them is kept for the next run) and imported apart from the working tree's. A revision
+    before the solver became a package has two files, ``solver.py`` and its ``kernel.py``; a later one the
+    package ``rummienv/rummikub/solver/``, whose modules import one another relatively."""
     commit = subprocess.run(["git", "rev-parse", "--verify", f"{rev}^{{commit}}"], cwd=ROOT, capture_output=True,
                             text=True, check=True).stdout.strip()
     package = Path(tempfile.gettempdir()) / f"big_racks_{commit[:12]}" / "baseline_rummikub"
     package.mkdir(parents=True, exist_ok=True)
-    for name in ("kernel", "solver"):
-        text = subprocess.run(["git", "show", f"{commit}:rummienv/rummikub/{name}.py"], cwd=ROOT, capture_output=True,
-                              text=True, check=True).stdout
+    listed = subprocess.run(["git", "ls-tree", "--name-only", commit, "rummienv/rummikub/solver/"], cwd=ROOT,
+                            capture_output=True, text=True, check=True).stdout.split()
+    if listed:
+        names = {f"solver/{Path(name).name}": name for name in listed if name.endswith(".py")}
+    else:
+        names = {f"{name}.py": f"rummienv/rummikub/{name}.py" for name in ("kernel", "solver")}
+    for target, source in names.items():
+        text = subprocess.run(["git", "show", f"{commit}:{source}"], cwd=ROOT, capture_output=True, text=True,
+                              check=True).stdout
         text = text.replace("from rummienv.rummikub import kernel", "from baseline_rummikub import kernel")
-        path = package / f"{name}.py"
+        path = package / target
+        path.parent.mkdir(exist_ok=True)
         if not path.exists() or path.read_text() != text:
             path.write_text(text)
     (package / "__init__.py").touch()

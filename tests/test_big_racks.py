@@ -21,7 +21,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from rummienv.rummikub import kernel, solver
+from rummienv.rummikub import solver
+from rummienv.rummikub.solver import passes
 from rummienv.tiles import JOKER, counts_text, tile_name
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -68,9 +69,8 @@ def test_best_play_is_as_large_as_the_single_exact_pass_finds(index):
     for pieces in (rack, np.where(np.arange(len(rack)) == JOKER, staged, rack)):
         p = solver._problem(table, pieces, staged, args.get("fixed"), args["opened"], args.get("threshold", 30))
         ws = solver.workspace()
-        best, value = kernel.one_pass(p.lo, p.hi, p.jlo, p.jhi, solver._TILE_WEIGHT, 1, ws.ht, ws.stamp, ws.key,
-                                      ws.val, ws.bits, ws.parent, ws.opt, ws.layer, ws.skip, p.jhi, kernel.NO_FLOOR,
-                                      p.jhi, p.threshold > 0, p.threshold, p.fixed)
+        best, value = passes.one_pass(p.lo, p.hi, p.jlo, p.jhi, solver._TILE_WEIGHT, 1, p.jhi, passes.NO_FLOOR, p.jhi,
+                                      p.threshold > 0, p.threshold, p.fixed, ws)
         found = solver.best_play(table, pieces, staged, **args)
         if found is None:
             assert best < 0 or value == p.base.sum()  # no layout, or none that lays a piece of the rack

@@ -66,9 +66,10 @@ def test_a_first_compile_is_announced_and_a_cached_one_is_not(tmp_path: Path,
                                                               capsys: pytest.CaptureFixture[str]) -> None:
     from types import SimpleNamespace
 
-    from rummienv.rummikub import kernel, solver
+    from rummienv.rummikub import solver
+    from rummienv.rummikub.solver import masks
 
-    index = tmp_path / "kernel.turn_mask.nbi"
+    index = tmp_path / "masks.turn_mask.nbi"
     probe = SimpleNamespace(_cache=SimpleNamespace(_cache_file=SimpleNamespace(_index_path=str(index))))
     solver.announce_compiling(probe)
     assert "compiling the Rummikub solver" in capsys.readouterr().err
@@ -76,4 +77,4 @@ def test_a_first_compile_is_announced_and_a_cached_one_is_not(tmp_path: Path,
     solver.announce_compiling(probe)
     assert capsys.readouterr().err == ""
     # this numba keeps its cache where the notice looks for it, so the notice is not silently lost
-    assert isinstance(kernel.turn_mask._cache._cache_file._index_path, str)
+    assert isinstance(masks.turn_mask._cache._cache_file._index_path, str)

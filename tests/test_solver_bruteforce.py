@@ -22,7 +22,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bruteforce as bf
 import positions as ps
 
-from rummienv.rummikub import kernel, solver
+from rummienv.rummikub import solver
+from rummienv.rummikub.solver import search as walks
+from rummienv.rummikub.solver import store
 from rummienv.rummikub.turn_memory import TurnMemory
 
 JOKER = 52
@@ -154,15 +156,15 @@ def _ask(search: str, more: np.ndarray, hi: np.ndarray, fixed: np.ndarray, value
     ws = solver.workspace()
     budget = 1 << 20
     if search == "exists":
-        orders = kernel._orders(more[:52], hi[:52])
-        memo = kernel._memo(ws.ht, kernel._hash_bits(budget), kernel._fresh_stamp(ws.ht, ws.stamp), kernel.UP,
-                            orders, -1)
-        args = (more[:52], hi[:52], more[JOKER], hi[JOKER], fixed, valued, threshold, budget, orders[kernel.UP], memo)
+        orders = walks._orders(more[:52], hi[:52])
+        memo = walks._memo(ws.hash_table, store._hash_bits(budget), store._fresh_stamp(ws.hash_table, ws.stamp),
+                           walks.UP, orders, -1)
+        args = (more[:52], hi[:52], more[JOKER], hi[JOKER], fixed, valued, threshold, budget, orders[walks.UP], memo)
     else:
         orders, stamp = shared
         args = (more[:52], hi[:52], more[JOKER], hi[JOKER], fixed, valued, threshold, budget, orders, ws.memo,
-                kernel.MEMO_BITS, stamp, t)
-    answer, _ = getattr(kernel, search)(*args, ws.key, ws.path, found)
+                store.MEMO_BITS, stamp, t)
+    answer, _ = getattr(walks, search)(*args, ws.key, ws.path, found)
     return answer
 
 
@@ -183,15 +185,15 @@ def test_exists_matches_bruteforce(chunk, search):
         mask = _mask_of(bf.legal_plays(table, rack, staged, **opts), staged)
         base, fixed, valued, threshold = solver.mask_problem(table, opts["fixed"], pos["opened"], pos["threshold"])
         lo, hi = base + staged, base + rack
-        shared = (kernel._orders(lo[:52], hi[:52]), kernel._fresh_stamp(ws.memo, ws.memo_stamp))
+        shared = (walks._orders(lo[:52], hi[:52]), store._fresh_stamp(ws.memo, ws.memo_stamp))
         types = np.flatnonzero(rack > staged)
         for t in np.concatenate([rng.permutation(types), rng.permutation(types)]) if search == "_search" else types:
             more = lo.copy()
             more[t] += 1
             answer = _ask(search, more, hi, fixed, valued, threshold, shared, t, found)
-            assert answer != kernel.UNKNOWN, where
-            assert (answer == kernel.FOUND) == mask[t], f"{bf.names(more - base)} more: {where}"
-            if answer != kernel.FOUND:
+            assert answer != walks.UNKNOWN, where
+            assert (answer == walks.FOUND) == mask[t], f"{bf.names(more - base)} more: {where}"
+            if answer != walks.FOUND:
                 continue
             assert np.all(found[:52] >= more[:52]) and np.all(found[:52] <= hi[:52]), where
             # the layout stands for every joker count from those it places (or must) to its room

@@ -3,7 +3,7 @@
 Within a turn the table and rack are fixed and only the staged pieces grow, so each mask is a subset of
 the one before (a play that holds one more staged piece holds the others too), and every legal layout a
 search finds (a witness) answers later questions whose staged pieces it still holds. Only the types these
-leave in doubt are searched (``kernel.turn_mask``), and the states those searches found to lead nowhere are
+leave in doubt are searched (``solver.masks.turn_mask``), and the states those searches found to lead nowhere are
 kept for the rest of the turn: with more pieces staged they still lead nowhere. Between the seat's turns
 the witnesses stay while the table is the same and the rack has only grown (it drew): each is still a
 legal play. An opening does not depend on the table at all, so an unopened seat keeps them while others
@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from rummienv.rummikub import kernel, solver
+from rummienv.rummikub import solver
+from rummienv.rummikub.solver import masks
 from rummienv.tiles import NUM_TYPES
 
 WITNESSES = 16  # layouts kept per turn; more found no more answers on logged play
@@ -31,7 +32,7 @@ class TurnMemory:
         self._witnesses = np.zeros((WITNESSES, 54), dtype=np.int64)
         self._count = 0
         # the stamp of the turn's dead states in the workspace's table (0: none) and the colour orders the
-        # searches took them in (kernel.turn_mask)
+        # searches took them in (masks.turn_mask)
         self._turn_memo = np.zeros(1 + 2 * 13 * 4, dtype=np.int64)
 
     def copy(self) -> TurnMemory:
@@ -56,10 +57,9 @@ class TurnMemory:
                 self._context, self._count = context, 0
             self._rack = rack
         ws = solver.workspace()
-        mask, ok, self._count, legal = kernel.turn_mask(
+        mask, ok, self._count, legal = masks.turn_mask(
             table, rack, staged, fixed, valued, threshold, self._mask, same_rack, self._staged, self._witnesses,
-            self._count, ws.memo, ws.memo_stamp, self._turn_memo, ws.ht, ws.stamp, ws.key, ws.val, ws.bits,
-            ws.parent, ws.opt, ws.layer, ws.skip, ws.path)
+            self._count, self._turn_memo, ws)
         if not ok:
             raise solver.overflow_error()
         self._staged, self._mask = staged, mask

@@ -5,8 +5,8 @@ free jokers are its count at index 52; jokers that must keep a number (K5, the
 card edition) are given apart as ``fixed[n]``. A *play* is the multiset of rack
 pieces that goes down this turn; ``staged`` pieces are a play's lower bound.
 
-All questions run the same compiled programme (``kernel.forward``, or a
-depth-first walk over its moves, ``kernel.exists``) with different bounds, so
+All questions run the same compiled programme (``passes.forward``, or a
+depth-first walk over its moves, ``search.exists``) with different bounds, so
 legality, the mask and the best play can never disagree.
 """
 
@@ -21,32 +21,15 @@ from typing import Literal
 
 import numpy as np
 
-from rummienv.rummikub import kernel
 from rummienv.tiles import JOKER, NUM_TYPES, NUMBERS, counts_text
 
+# caching first: numba's cache of every module below then sees the whole package
+from . import caching, masks, passes, search  # noqa: F401
+from .layout import Layout, rebuild
+from .store import NO_FLOOR, SUBSTEPS, Store, open_store
+
 Objective = Literal["tiles", "points"]
-_SUBSTEPS = 13 * 5
-
-
-class _Workspace:
-    """Buffers reused by every call: allocating them per call would cost more than solving."""
-
-    def __init__(self) -> None:
-        self.stamp = np.zeros(1, dtype=np.int64)
-        self.key = np.zeros(kernel.STORE_CAP, dtype=np.int64)
-        self.val = np.zeros(kernel.STORE_CAP, dtype=np.int64)
-        self.bits = np.zeros(kernel.STORE_CAP, dtype=np.uint64)
-        self.parent = np.zeros(kernel.STORE_CAP, dtype=np.int64)
-        self.opt = np.zeros(kernel.STORE_CAP, dtype=np.int64)
-        self.layer = np.zeros(_SUBSTEPS + 2, dtype=np.int64)
-        self.ht = np.zeros(2 << kernel.HB_MAX, dtype=np.int64)
-        self.path = np.zeros(_SUBSTEPS + 1, dtype=np.int64)
-        self.skip = np.zeros(_SUBSTEPS + 2, dtype=np.int64)
-        self.memo = np.zeros(2 << kernel.MEMO_BITS, dtype=np.int64)
-        self.memo_stamp = np.zeros(1, dtype=np.int64)
-
-
-_WS: _Workspace | None = None
+_WS: Store | None = None
 _NO_FIXED = np.zeros(NUMBERS + 1, dtype=np.int64)
 _NO_STAGED = np.zeros(NUM_TYPES, dtype=np.int64)
 _NO_TABLE = _NO_STAGED
@@ -59,11 +42,12 @@ def overflow_error() -> RuntimeError:
     return RuntimeError("solver state store overflowed; the position is larger than the rules allow")
 
 
-def workspace() -> _Workspace:
+def workspace() -> Store:
+    """The store every question works in, made on first use."""
     global _WS
     if _WS is None:
-        announce_compiling(kernel.turn_mask)
-        _WS = _Workspace()
+        announce_compiling(masks.turn_mask)
+        _WS = open_store()
     return _WS
 
 
@@ -76,18 +60,6 @@ def announce_compiling(probe: Callable) -> None:
     if isinstance(index, str) and not os.path.exists(index):
         print("rummienv: compiling the Rummikub solver for this machine, once (about a minute)...",
               file=sys.stderr, flush=True)
-
-
-@dataclass
-class Layout:
-    """Sets as lists of type indices (runs low to high; a joker's place says what it stands for).
-
-    ``kinds[i]`` says whether set i is a run or a group: a set with one numbered
-    piece could be read either way, and the jokers' numbers (K5) depend on it.
-    """
-
-    sets: list[list[int]] = field(default_factory=list)
-    kinds: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -129,20 +101,19 @@ def _problem(table, rack, staged, fixed, opened: bool, threshold: int) -> _Probl
 
 
 def _one_pass(p: _Problem, weight: np.ndarray, joker_weight: int, jcap: int, floor: int, bonus: int,
-              valued: bool) -> tuple[_Workspace, int, int]:
+              valued: bool) -> tuple[Store, int, int]:
     """One pass of the programme over ``p`` (no threshold in the state): the store index of its best layout
     (-1: none) and that layout's value."""
     ws = workspace()
-    best, value = kernel.one_pass(p.lo, p.hi, p.jlo, p.jhi, weight, joker_weight, ws.ht, ws.stamp, ws.key, ws.val,
-                                  ws.bits, ws.parent, ws.opt, ws.layer, ws.skip, jcap, floor, bonus, valued, 0,
-                                  p.fixed)
+    best, value = passes.one_pass(p.lo, p.hi, p.jlo, p.jhi, weight, joker_weight, jcap, floor, bonus, valued, 0,
+                                  p.fixed, ws)
     if best == -2:
         raise overflow_error()
     return ws, int(best), int(value)
 
 
 def mask_problem(table, fixed, opened: bool, threshold: int) -> tuple[np.ndarray, np.ndarray, bool, int]:
-    """The kernel's view of a mask question: (table, fixed jokers, valued, threshold).
+    """The compiled view of a mask question: (table, fixed jokers, valued, threshold).
 
     An opened player's play goes onto the table; an opening (T4/K3) is the rack alone, worth the threshold.
     """
@@ -157,10 +128,9 @@ def legal_mask(table, rack, staged=None, *, fixed=None, opened: bool = True, thr
     # one compiled call: the Python around it cost more than a small position's solve
     ws = workspace()
     table, fixed, valued, threshold = mask_problem(table, fixed, opened, threshold)
-    mask, ok = kernel.mask(table, np.asarray(rack, dtype=np.int64),
-                           _NO_STAGED if staged is None else np.asarray(staged, dtype=np.int64),
-                           fixed, _TILE_WEIGHT, valued, threshold, ws.ht, ws.stamp, ws.key, ws.val, ws.bits,
-                           ws.parent, ws.opt, ws.layer, ws.skip, ws.path)
+    mask, ok = masks.mask(table, np.asarray(rack, dtype=np.int64),
+                          _NO_STAGED if staged is None else np.asarray(staged, dtype=np.int64),
+                          fixed, _TILE_WEIGHT, valued, threshold, ws)
     if not ok:
         raise overflow_error()
     return mask
@@ -182,8 +152,7 @@ def can_play(table, rack, staged, *, fixed=None, opened: bool = True, threshold:
 
 def _some_layout(p: _Problem) -> bool:
     ws = workspace()
-    found, ok = kernel.legal_layout(p.lo, p.hi, p.jlo, p.jhi, p.fixed, p.threshold > 0, p.threshold, ws.ht,
-                                    ws.stamp, ws.key, ws.val, ws.bits, ws.parent, ws.opt, ws.layer, ws.skip)
+    found, ok = masks.legal_layout(p.lo, p.hi, p.jlo, p.jhi, p.fixed, p.threshold > 0, p.threshold, ws)
     if not ok:
         raise overflow_error()
     return found
@@ -225,17 +194,17 @@ def _passes(p: _Problem, weight: np.ndarray, joker_weight: int) -> tuple[np.ndar
     """The pieces of each type the passes' best layout uses, and a way to rebuild that layout; None when
     there is no layout."""
     ws = workspace()
-    best = kernel.best_layout(p.lo, p.hi, p.jlo, p.jhi, weight, joker_weight, ws.ht, ws.stamp, ws.key, ws.val,
-                              ws.bits, ws.parent, ws.opt, ws.layer, ws.skip, p.threshold > 0, p.threshold, p.fixed)
+    best = passes.best_layout(p.lo, p.hi, p.jlo, p.jhi, weight, joker_weight, p.threshold > 0, p.threshold, p.fixed,
+                              ws)
     if best == -2:
         raise overflow_error()
     if best < 0:
         return None
     used = np.zeros(NUM_TYPES, dtype=np.int64)
-    ok = kernel.used_pieces(best, p.lo, p.hi, p.jlo, joker_weight, ws.key, ws.parent, ws.opt, ws.skip, ws.path, used)
+    ok = passes.used_pieces(best, p.lo, p.hi, p.jlo, joker_weight, ws, used)
     assert ok
-    key, opts = int(ws.key[best]), ws.path[:_SUBSTEPS].tolist()
-    return used, lambda: _rebuild(key, opts, p.jlo, joker_weight, p.lo, p.hi, p.fixed)
+    key, opts = int(ws.key[best]), ws.path[:SUBSTEPS].tolist()
+    return used, lambda: rebuild(key, opts, p.jlo, joker_weight, p.lo, p.hi, p.fixed)
 
 
 def lay_out(table, play, *, fixed=None, opened: bool = True, threshold: int = 30) -> Layout:
@@ -244,10 +213,9 @@ def lay_out(table, play, *, fixed=None, opened: bool = True, threshold: int = 30
     when the search runs out of budget; the same for the same position."""
     p = _problem(table, play, play, fixed, opened, threshold)
     ws = workspace()
-    answer, key = kernel.play_path(p.lo, p.jlo, p.fixed, p.threshold > 0, p.threshold, ws.ht, ws.stamp, ws.key,
-                                   ws.path)
-    if answer == kernel.FOUND:
-        return _rebuild(int(key), ws.path[:_SUBSTEPS].tolist(), p.jlo, 1, p.lo, p.hi, p.fixed)
+    answer, key = search.play_path(p.lo, p.jlo, p.fixed, p.threshold > 0, p.threshold, ws)
+    if answer == search.FOUND:
+        return rebuild(int(key), ws.path[:SUBSTEPS].tolist(), p.jlo, 1, p.lo, p.hi, p.fixed)
     solution = best_play(table, play, play, fixed=fixed, opened=opened, threshold=threshold)
     if solution is None:
         raise ValueError(f"not a legal play: {counts_text(np.asarray(play))}")
@@ -257,117 +225,9 @@ def lay_out(table, play, *, fixed=None, opened: bool = True, threshold: int = 30
 def arrange(counts, *, fixed=None) -> Layout | None:
     """A concrete layout of ``counts`` (and fixed jokers) into valid sets, or None."""
     p = _problem(np.zeros(NUM_TYPES, dtype=np.int64), counts, counts, fixed, True, 0)
-    ws, best, _ = _one_pass(p, _TILE_WEIGHT, 1, p.jhi, kernel.NO_FLOOR, 0, False)
+    ws, best, _ = _one_pass(p, _TILE_WEIGHT, 1, p.jhi, NO_FLOOR, 0, False)
     if best < 0:
         return None
-    k = kernel.path(best, ws.parent, ws.opt, ws.skip, _SUBSTEPS, ws.path)
-    assert k == _SUBSTEPS
-    return _rebuild(int(ws.key[best]), ws.path[:k].tolist(), p.jlo, 1, p.lo, p.hi, p.fixed)
-
-
-_NEW_RUNS = [tuple(int(v) for v in row) for row in kernel.NEW_RUNS]
-
-
-def _number(piece: int, place: int, run: list[int]) -> int:
-    """The number the piece at ``place`` of ``run`` stands for."""
-    first = next(i for i, t in enumerate(run) if t != JOKER)
-    return run[first] % NUMBERS + 1 + place - first
-
-
-def _rebuild(key: int, opts: list[int], jlo: int, joker_weight: int, lo: np.ndarray, hi: np.ndarray,
-             fixed: np.ndarray) -> Layout:
-    """Replay the programme's choices (``opts``, one per sub-step), then add the spare jokers where there is
-    room."""
-    reach = (key >> kernel._F_R) & 7
-    done: list[list[int]] = []
-    groups: list[list[int]] = []
-    runs: list[list[list[int]]] = [[] for _ in range(4)]
-    pend1: list[list[int]] = []  # joker-only runs of one joker, and of two or more
-    pend2: list[list[int]] = []
-    placed = 0
-    step = 0
-    order = kernel.colour_order(lo, hi).tolist()
-    for n in range(1, NUMBERS + 1):
-        group_pieces: list[int] = []
-        for c in order[n - 1]:
-            opt = opts[step]
-            step += 1
-            if opt == 0 and not runs[c]:
-                continue
-            cont, y, w, g = opt & 3, (opt >> 2) & 3, (opt >> 4) & 15, (opt >> 8) & 3
-            u1, u2 = (opt >> 16) & 3, (opt >> 18) & 3
-            t = c * NUMBERS + n - 1
-            nxt = _continue_runs(runs[c], cont, y, t, done)
-            m, k1, k2 = _NEW_RUNS[w]
-            for lead in (k1, k2)[:m]:
-                nxt.append([JOKER] * lead + [t])
-            nxt += [pend1.pop() + [t] for _ in range(u1)] + [pend2.pop() + [t] for _ in range(u2)]
-            placed += y + (k1 + k2 if m == 2 else k1 if m == 1 else 0)
-            runs[c] = nxt
-            group_pieces += [t] * g
-        jg = (opts[step] & 7) + ((opts[step - 1] >> 13) & 7)  # the last colour's step may place the group jokers
-        knew = (opts[step] >> 3) & 7
-        step += 1
-        placed += jg + len(pend1) + len(pend2) + knew
-        pend2 = [r + [JOKER] for r in pend1 + pend2]
-        pend1 = [[JOKER] for _ in range(knew)]
-        groups += _groups(group_pieces, jg)
-    for c in range(4):
-        done += runs[c]
-    placed -= int(fixed.sum())  # the jokers fixed to a number were placed too; the state counts the others
-    assert placed == (key >> kernel._F_J) & 7
-    spare = reach - placed if joker_weight >= 0 else max(0, jlo - placed)
-    for _ in range(spare):
-        for run in done:
-            if len(run) < NUMBERS:
-                if _number(run[-1], len(run) - 1, run) < NUMBERS:
-                    run.append(JOKER)
-                else:
-                    run.insert(0, JOKER)
-                break
-        else:
-            grp = next(grp for grp in groups if len(grp) < 4)
-            grp.append(JOKER)
-    return Layout(sets=groups + done, kinds=["group"] * len(groups) + ["run"] * len(done))
-
-
-def _continue_runs(open_runs: list[list[int]], cont: int, jokers: int, tile: int,
-                   done: list[list[int]]) -> list[list[int]]:
-    """Apply one colour step's choice to its open runs (longest first, as the kernel orders them).
-
-    Bit i of ``cont`` continues run i, the first ``jokers`` of those with a joker;
-    a run not continued is finished and goes to ``done``.
-    """
-    still_open = []
-    for i, run in enumerate(sorted(open_runs, key=lambda r: -min(len(r), 3))):
-        if cont >> i & 1:
-            run.append(JOKER if jokers else tile)
-            jokers -= 1 if jokers else 0
-            still_open.append(run)
-        else:
-            done.append(run)
-    return still_open
-
-
-def _groups(pieces: list[int], jokers: int) -> list[list[int]]:
-    """Deal one number's group pieces round-robin into as many groups as they allow (which leaves the most
-    room for spare jokers) and top them up with jokers."""
-    if not pieces:
-        return []
-    pieces = sorted(pieces)
-    most = max(pieces.count(t) for t in set(pieces))
-    total = len(pieces) + jokers
-    fits = [g for g in range(max(most, 1), len(pieces) + 1) if 3 * g <= total <= 4 * g]
-    count = fits[-1]
-    groups: list[list[int]] = [[] for _ in range(count)]
-    for i, t in enumerate(pieces):
-        groups[i % count].append(t)
-    for grp in groups:
-        while len(grp) < 3:
-            grp.append(JOKER)
-            jokers -= 1
-    for grp in groups:
-        while jokers and len(grp) < 4:
-            grp.append(JOKER)
-            jokers -= 1
-    return groups
+    k = passes.path(best, ws)
+    assert k == SUBSTEPS
+    return rebuild(int(ws.key[best]), ws.path[:k].tolist(), p.jlo, 1, p.lo, p.hi, p.fixed)

@@ -1,0 +1,255 @@
+"""The masks and a play's legality: the searches first, the passes for what they leave.
+
+``mask`` asks every question afresh; ``turn_mask`` answers from a seat's memory of the turn first;
+``legal_layout`` says whether a play (or any play holding the staged pieces) is legal.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .passes import forward, one_pass, path, summarise
+from .programme import _accepts, colour_order
+from .search import FOUND, LEGAL_BUDGET, MASK_BUDGET, NO_EXTRA, UNKNOWN, _lone_search, _orders, _search
+from .store import MEMO_BITS, NO, NO_FLOOR, ONE, SUBSTEPS, YES, ZERO, _fresh_stamp
+from .witnesses import _could_fit, _extend, _witness_holds, _witness_row
+
+
+@njit(cache=True)
+def _record_witnesses(best, lo, jlo, threshold, doubt, covered, order, store, wit, nwit):
+    """Keep finished layouts of the last pass as witnesses: rows of ``wit`` holding the pieces of each
+    numbered type the layout uses (table and staged ones included), its jokers placed and its room R.
+
+    The best layout is kept, and any other that used a type in ``doubt`` no witness holds yet. A later
+    question whose bounds a witness meets is answered by it without a pass. Returns (witnesses, types held).
+    """
+    s_key = store.key
+    s_bits = store.bits
+    for i in range(store.layer_start[SUBSTEPS], store.layer_start[SUBSTEPS + 1]):
+        if nwit >= wit.shape[0]:
+            break
+        if (i != best and (s_bits[i] & doubt & ~covered) == 0) or not _accepts(s_key[i], jlo, threshold):
+            continue
+        if path(i, store) != SUBSTEPS:
+            continue
+        _witness_row(store.path, order, s_key[i], wit[nwit])
+        for t in range(52):
+            if wit[nwit, t] > lo[t]:
+                covered |= np.uint64(1) << np.uint64(t)
+        nwit += 1
+    return nwit, covered
+
+
+@njit(cache=True)
+def _mask_passes(lo, hi, jlo, jhi, doubt, joker_doubt, weight, fixed, valued, threshold, store, wit, nwit):
+    """Which types of ``doubt`` fit in some legal layout, and (if ``joker_doubt``) whether a joker more fits;
+    whether the store sufficed; and the witnesses kept (``_record_witnesses``, until ``wit`` is full).
+
+    A first pass with no joker standing in for a piece is small and often shows every type in ``doubt`` to
+    fit; then one with at most one joker standing in, still far smaller than the exact pass that follows if
+    types remain in doubt. Each pass compares states only on the types still in doubt. An opening
+    (``valued``) carries its value laid in the state, and only layouts reaching ``threshold`` count.
+    """
+    bits = np.uint64(0)
+    joker_more = False
+    jcap = ZERO
+    order = colour_order(lo, hi)
+    covered = np.uint64(0)
+    while True:
+        top = forward(lo, hi, jhi, weight, YES, jcap, NO_FLOOR, ZERO, bits | ~doubt, valued, threshold, fixed, store)
+        if top < 0:
+            return bits, joker_more, False, nwit
+        best, more_bits, more_joker = summarise(jlo, ONE, threshold, store)
+        bits |= more_bits & doubt
+        joker_more = joker_more or more_joker
+        if best >= 0 and nwit < wit.shape[0]:
+            nwit, covered = _record_witnesses(best, lo, jlo, threshold, doubt, covered, order, store, wit, nwit)
+        if jcap >= jhi or (doubt & ~bits == 0 and (joker_more or not joker_doubt)):
+            break
+        jcap = 1 if jcap == 0 else jhi
+    return bits, joker_more, True, nwit
+
+
+@njit(cache=True)
+def _bounds(table, rack, staged):
+    """lo, hi, jlo, jhi of a position, and the types in doubt (one more than staged is in the rack)."""
+    lo = np.empty(52, dtype=np.int64)
+    hi = np.empty(52, dtype=np.int64)
+    doubt = np.uint64(0)
+    for t in range(52):
+        lo[t] = table[t] + staged[t]
+        hi[t] = table[t] + rack[t]
+        if rack[t] > staged[t]:
+            doubt |= np.uint64(1) << np.uint64(t)
+    return lo, hi, table[52] + staged[52], table[52] + rack[52], doubt
+
+
+@njit(cache=True)
+def mask(table, rack, staged, fixed, weight, valued, threshold, store):
+    """The whole mask of a position in one compiled call, asking every question afresh: of an opened player
+    (the table given), or of an opening (``valued``, an empty table: the rack alone, in valid sets, worth
+    ``threshold`` or more, T4/K3).
+
+    Returns the 53 mask bools and whether the store sufficed.
+    """
+    lo, hi, jlo, jhi, doubt = _bounds(table, rack, staged)
+    out = np.zeros(53, dtype=np.bool_)
+    bits, joker_more, ok, _ = _mask_passes(lo, hi, jlo, jhi, doubt, jhi > jlo, weight, fixed, valued, threshold,
+                                           store, np.zeros((0, 54), dtype=np.int64), ZERO)
+    for t in range(52):
+        out[t] = (bits >> np.uint64(t)) & np.uint64(1)
+    out[52] = joker_more
+    return out, ok
+
+
+@njit(cache=True)
+def turn_mask(table, rack, staged, fixed, valued, threshold, last_mask, same_rack, last_staged, wit, nwit, turn_memo,
+              store):
+    """The mask of a position given what the turn has learnt so far; returns (53 bools, store sufficed,
+    witnesses kept, whether the staged pieces are a legal play now): the whole of a move mask but the
+    joker swaps, in one call.
+
+    ``last_mask`` (53 bools), the mask asked before with ``last_staged`` staged, is a superset of the answer
+    when the table and rack are the same (``same_rack``) and no staged piece went back, since a play that holds
+    one more staged piece holds everything staged before. ``wit[:nwit]`` are legal layouts of this table and
+    rack found earlier in the turn; one that holds everything staged plus a piece proves that piece without
+    a search. A witness short of a staged piece is mended with a new set of the pieces it leaves over
+    (``_extend``), or dropped, and one short of a piece in doubt extended the same way. Types no
+    set could hold are ruled out by ``_could_fit``. Each type left is searched depth first (``exists``), within
+    a budget the mask's searches share: the layout found is a witness, and proves every other type it holds
+    too. The searches keep the states that led nowhere in ``memo`` for the rest of the turn (``turn_memo``:
+    their stamp and the colour orders they were taken in; ``memo_counter`` hands out stamps): with
+    more pieces staged, or one more asked for, such a state still leads nowhere (``_memo``). Only the types
+    left unknown when the budget runs out go to the passes, which compare states on those types alone and add
+    the layouts they find to the witnesses.
+    """
+    lo, hi, jlo, jhi, _ = _bounds(table, rack, staged)
+    candidates = np.ones(53, dtype=np.bool_)
+    if same_rack and np.all(staged >= last_staged):
+        candidates = last_mask
+    else:
+        turn_memo[0] = 0  # the dead states kept answer for no other table, rack or fewer pieces staged
+    legal, legal_ok = False, True
+    if staged.sum() > 0:  # are the staged pieces a legal play now (COMMIT)?
+        legal, legal_ok = legal_layout(lo, lo, jlo, jlo, fixed, valued and threshold > 0, threshold, store)
+    kept = ZERO
+    for k in range(nwit):  # a witness short of a staged piece is mended with a set holding it, or dropped
+        if _witness_holds(wit[k], lo, jlo, NO_EXTRA) or _extend(wit[k], lo, hi, jlo, jhi, NO_EXTRA, wit[k]):
+            wit[kept] = wit[k]
+            kept += 1
+    has_fixed = fixed[1:].sum() > 0
+    out = np.zeros(53, dtype=np.bool_)
+    mended = np.empty(54, dtype=np.int64)
+    doubt = np.uint64(0)
+    for t in range(53):
+        if not candidates[t] or rack[t] <= staged[t]:
+            continue
+        for k in range(kept):
+            if _witness_holds(wit[k], lo, jlo, t):
+                out[t] = True
+                break
+        if out[t] or t == 52:
+            continue
+        if not has_fixed and not _could_fit(t, hi, jhi):
+            continue
+        for k in range(kept):
+            if _extend(wit[k], lo, hi, jlo, jhi, t, mended):
+                out[t] = True
+                if kept < wit.shape[0]:
+                    wit[kept] = mended
+                    kept += 1
+                break
+        if not out[t]:
+            doubt |= np.uint64(1) << np.uint64(t)
+    joker_doubt = candidates[52] and rack[52] > staged[52] and not out[52]
+    found = np.empty(54, dtype=np.int64)
+    budget = MASK_BUDGET
+    orders = turn_memo[1:].reshape((2, 13, 4))
+    for t in range(53):  # a short search for each type left, whose layout is a witness for others too
+        if not (joker_doubt if t == 52 else (doubt >> np.uint64(t)) & np.uint64(1)):
+            continue
+        if turn_memo[0] == 0:
+            orders[:] = _orders(lo, hi)
+            turn_memo[0] = _fresh_stamp(store.memo, store.memo_stamp)
+        if t < 52:
+            lo[t] += 1
+        answer, spent = _search(lo, hi, jlo + (t == 52), jhi, fixed, valued, threshold, budget, orders, store.memo,
+                                MEMO_BITS, turn_memo[0], t, store.key, store.path, found)
+        if t < 52:
+            lo[t] -= 1
+        budget -= spent
+        if answer == UNKNOWN:
+            break  # the passes answer the rest at once
+        if answer == FOUND:
+            for u in range(52):
+                if (doubt >> np.uint64(u)) & np.uint64(1) and _witness_holds(found, lo, jlo, u):
+                    out[u] = True
+                    doubt &= ~(np.uint64(1) << np.uint64(u))
+            if joker_doubt and _witness_holds(found, lo, jlo, 52):
+                out[52] = True
+                joker_doubt = False
+            if kept < wit.shape[0]:
+                wit[kept] = found
+                kept += 1
+        if t == 52:
+            joker_doubt = False
+        else:
+            doubt &= ~(np.uint64(1) << np.uint64(t))
+    if doubt == 0 and not joker_doubt:
+        return out, legal_ok, kept, legal
+    # each stored state keeps its path with the most pieces: the witnesses hold as many types as they can
+    weight = np.ones(52, dtype=np.int64)
+    bits, joker_more, ok, kept = _mask_passes(lo, hi, jlo, jhi, doubt, joker_doubt, weight, fixed, valued,
+                                              threshold, store, wit, kept)
+    for t in range(52):
+        if (bits >> np.uint64(t)) & np.uint64(1):
+            out[t] = True
+    if joker_doubt:
+        out[52] = joker_more
+    return out, ok and legal_ok, kept, legal
+
+
+@njit(cache=True)
+def legal_layout(lo, hi, jlo, jhi, fixed, valued, threshold, store):
+    """Whether some layout in valid sets holds at least ``lo`` and at most ``hi`` (``jlo``..``jhi`` jokers, and
+    the ``fixed`` ones), worth ``threshold`` for an opening (``valued``): with ``lo == hi`` the legality of a
+    play, otherwise whether any legal play holds the staged pieces; in one compiled call.
+
+    Most plays asked about are far from legal, and two necessary conditions say so without a pass: an
+    opening needs the value, and every piece needs enough neighbours for some set (``_could_fit``). A legal
+    play asked about is mostly found at once by a depth-first search (``exists``); only when its budget runs
+    out do the passes try no joker standing in for a piece, at most one, and all, the first two being far
+    smaller.
+    """
+    total = jhi
+    value = 13 * jhi
+    for t in range(52):
+        total += hi[t]
+        value += (t % 13 + 1) * hi[t]
+    has_fixed = fixed[1:].sum() > 0
+    if (total < 3 and not has_fixed) or (valued and value < threshold):
+        return False, True
+    if not has_fixed:
+        for t in range(52):
+            if lo[t] > 0 and not _could_fit(t, hi, jhi):
+                return False, True
+    answer, _ = _lone_search(lo, hi, jlo, jhi, fixed, valued, threshold, LEGAL_BUDGET, store,
+                             np.empty(SUBSTEPS, dtype=np.int64), np.empty(54, dtype=np.int64))
+    if answer != UNKNOWN:
+        return answer == FOUND, True
+    if valued:  # T4/K3: the most valuable layout, searched with the threshold as a floor
+        weight = np.empty(52, dtype=np.int64)
+        for t in range(52):
+            weight[t] = t % 13 + 1
+        best, got = one_pass(lo, hi, jlo, jhi, weight, ZERO, jhi, threshold, 13 * jhi, YES, ZERO, fixed, store)
+        return best >= 0 and got >= threshold, best != -2
+    weight = np.ones(52, dtype=np.int64)
+    jcap = ZERO
+    while True:
+        best, _ = one_pass(lo, hi, jlo, jhi, weight, ONE, jcap, NO_FLOOR, ZERO, NO, ZERO, fixed, store)
+        if best == -2:
+            return False, False
+        if best >= 0 or jcap >= jhi:
+            return best >= 0, True
+        jcap = 1 if jcap == 0 else jhi

@@ -1,0 +1,293 @@
+"""The depth-first search over the programme's moves, which stops at the first layout.
+
+``exists`` walks the programme's moves depth first and stops at the first finished layout; the states it
+found to lead nowhere are kept in a memo. ``_search`` takes the numbers from both ends in turn.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .programme import MOVES_CAP, PAIRS, _accepts, _contexts, _idle, _moves, _step_constants, colour_order
+from .store import (
+    _F_GS,
+    _F_J,
+    _F_P1,
+    _F_P2,
+    _F_R,
+    _F_V,
+    _V_FIELD,
+    NO,
+    NO_FLOOR,
+    SUBSTEPS,
+    ZERO,
+    _fresh_stamp,
+    _get,
+    _hash_bits,
+    _slot,
+)
+from .witnesses import _raise_value, _witness_row
+
+
+@njit(cache=True, inline="always")
+def _remember(key, value, ht, hb, stamp):
+    """Map ``key`` to the largest ``value`` given for it, in the table kept in ``ht`` under ``stamp``.
+
+    The table is a cache: a key that finds its ``PROBES`` slots taken replaces the first, so a table of any
+    size never fills, and one a turn keeps stays small enough to be quick to read."""
+    mask = (np.int64(1) << hb) - 1
+    home = _slot(key, hb)
+    h = home
+    for _ in range(PROBES):
+        if (ht[2 * h + 1] >> 32) != stamp:
+            ht[2 * h] = key
+            ht[2 * h + 1] = (stamp << 32) | value
+            return
+        if ht[2 * h] == key:
+            if value > (ht[2 * h + 1] & 0xFFFFFFFF):
+                ht[2 * h + 1] = (stamp << 32) | value
+            return
+        h = (h + 1) & mask
+    ht[2 * home] = key
+    ht[2 * home + 1] = (stamp << 32) | value
+
+
+@njit(cache=True, inline="always")
+def _promise(key):
+    """How far a state is from finishing: its short runs and group pieces still to complete, and its jokers
+    placed. The walk tries the closest states first."""
+    score = ((key >> _F_GS) & 15) + ((key >> _F_J) & 7) + ((key >> _F_P1) & 7) + ((key >> _F_P2) & 7)
+    for c in range(4):
+        pair = (key >> (4 * c)) & 15
+        score += (PAIRS[pair, 0] in (1, 2)) + (PAIRS[pair, 1] in (1, 2))
+    return score
+
+
+@njit(cache=True, inline="always")
+def _by_promise(moves, count):
+    """Sort the first ``count`` moves by ``_promise``, the closest first (stable: the moves' own order breaks ties)."""
+    for i in range(count):
+        moves[i, 1] = _promise(moves[i, 0])
+    for i in range(1, count):
+        j = i
+        while j > 0 and moves[j - 1, 1] > moves[j, 1]:
+            for f in range(4):
+                tmp = moves[j - 1, f]
+                moves[j - 1, f] = moves[j, f]
+                moves[j, f] = tmp
+            j -= 1
+
+
+
+FOUND, NOT_FOUND, UNKNOWN = 1, 0, -1
+# States the searches of one mask may expand in all before the passes answer the rest, and those of one play's
+# legality: on random play, the mean and p99 mask fell with the budget up to 10,000, not beyond; since the
+# searches take turns in both directions, 30,000 cut the slowest masks' cost by a third (the mean unchanged).
+MASK_BUDGET = np.int64(30000)
+LEGAL_BUDGET = np.int64(10000)
+FIRST_WALK = 1000  # states of a layout search's first walk in either direction (_layout_exists)
+PROBES = 4
+
+
+# The dead states a mask's searches share are tagged with the walk's space (bits 55-56: from 1 up, from 13
+# down, from 1 up with an opening's value) and, for those a search's own extra piece may have killed, its
+# number (bits 57-62).
+_F_SPACE, _F_SEARCH = 55, 57
+UP, DOWN, VALUED_UP = 0, 1, 2
+NO_EXTRA = np.int64(-1)  # the extra piece of a search no other search shares its table with (_memo)
+
+
+@njit(cache=True)
+def _step_of(order, t):
+    """The sub-step at which ``order`` takes numbered type ``t``."""
+    n = t % 13
+    for kc in range(4):
+        if order[n, kc] == t // 13:
+            return 5 * n + kc
+    return -1
+
+
+@njit(cache=True)
+def exists(lo, hi, jlo, jhi, fixed, valued, threshold, budget, order, memo, s_key, path_buf, witness_out):
+    """Whether some legal layout uses ``lo..hi`` of each type and ``jlo..jhi`` jokers: FOUND (its witness row,
+    as ``_record_witnesses`` keeps them, in ``witness_out``), NOT_FOUND, or UNKNOWN after ``budget`` states;
+    and the states it expanded.
+
+    The questions asked are mostly answered yes, which a depth-first walk over the programme's moves finds
+    along one path and its dead ends, where the forward pass builds every layer. Each state's moves are tried
+    closest to finishing first (``_promise``). States that led nowhere are kept in the table ``memo`` names
+    (``_memo``, a cache), so a no visits most states once, and the budget bounds the worst case; the caller
+    falls back to the passes when it runs out. The walk keeps its moves in ``s_key``; ``order`` is the colour
+    order it takes.
+    """
+    ht, hb, stamp, shared, own, extra_step = memo
+    ctx = _contexts(lo, hi, jhi, jhi, np.zeros(52, dtype=np.int64), ZERO, np.uint64(0), valued, threshold, fixed,
+                    order, NO_FLOOR, NO)
+    count = np.empty(SUBSTEPS, dtype=np.int64)
+    pos = np.zeros(SUBSTEPS, dtype=np.int64)
+    stack = s_key[:SUBSTEPS * MOVES_CAP * 4].reshape((SUBSTEPS, MOVES_CAP, 4))  # the moves of each level
+    count[0] = _moves(_step_constants(ctx, 0), 0, 0, 0, np.uint64(0), stack[0])
+    _by_promise(stack[0], count[0])
+    nodes = 1
+    d = 0
+    while True:
+        if pos[d] == count[d]:  # every move of the state chosen at level d - 1 led nowhere
+            d -= 1
+            if d < 0:
+                return NOT_FOUND, nodes
+            dead = stack[d, pos[d] - 1, 0] | ((d + 1) << 48)
+            tag = shared if extra_step <= d else own
+            _remember((dead & ~_V_FIELD) | tag, (dead >> _F_V) & 255, ht, hb, stamp)
+            continue
+        key = stack[d, pos[d], 0]
+        path_buf[d] = stack[d, pos[d], 3]
+        pos[d] += 1
+        if d == SUBSTEPS - 1:
+            if _accepts(key, jlo, threshold):
+                _witness_row(path_buf, order, key, witness_out)
+                return FOUND, nodes
+            continue
+        here = (key | ((d + 1) << 48)) & ~_V_FIELD
+        known_dead = _get(here | shared, ht, hb, stamp, PROBES)
+        if extra_step > d:
+            known_dead = max(known_dead, _get(here | own, ht, hb, stamp, PROBES))
+        if known_dead >= (key >> _F_V) & 255:
+            continue  # it, or the same state with as much value laid, led nowhere
+        if nodes >= budget:
+            return UNKNOWN, nodes
+        nodes += 1
+        if _idle(ctx, d + 1, key):
+            stack[d + 1, 0, 0] = key
+            stack[d + 1, 0, 3] = 0
+            count[d + 1] = 1
+        else:
+            count[d + 1] = _moves(_step_constants(ctx, d + 1), d + 1, key, 0, np.uint64(0), stack[d + 1])
+            _by_promise(stack[d + 1], count[d + 1])
+        pos[d + 1] = 0
+        d += 1
+
+
+@njit(cache=True, inline="always")
+def _mirror(counts, out):
+    """``counts`` of the 52 numbered types with every number n read as 14 - n."""
+    for c in range(4):
+        for n in range(13):
+            out[c * 13 + 12 - n] = counts[c * 13 + n]
+
+
+@njit(cache=True)
+def _orders(lo, hi):
+    """The colour orders of the walks from 1 up and from 13 down (``colour_order`` of the mirrored counts)."""
+    lo_m, hi_m = np.empty(52, dtype=np.int64), np.empty(52, dtype=np.int64)
+    _mirror(lo, lo_m)
+    _mirror(hi, hi_m)
+    orders = np.empty((2, 13, 4), dtype=np.int64)
+    orders[UP] = colour_order(lo, hi)
+    orders[DOWN] = colour_order(lo_m, hi_m)
+    return orders
+
+
+@njit(cache=True, inline="always")
+def _memo(ht, hb, stamp, space, orders, extra):
+    """The dead-state table of one walk (see ``exists``) among searches that share ``stamp``.
+
+    The searches of a turn ask for a layout of the pieces staged (never fewer as the turn goes on) and one
+    piece more, of type ``extra`` (52: a joker; ``NO_EXTRA``: no other search shares the table). A state that led
+    nowhere after its walk had passed the extra piece's sub-step leads nowhere in any of them, as each asks
+    at least as much from there on; one before it, only in the searches for the same extra piece."""
+    shared = np.int64(space) << _F_SPACE
+    if extra < 0:
+        step = NO_EXTRA  # no sub-step: every dead state is its own search's
+    elif extra == 52:
+        step = SUBSTEPS
+    elif space == DOWN:
+        step = _step_of(orders[DOWN], (extra // 13) * 13 + 12 - extra % 13)
+    else:
+        step = _step_of(orders[UP], extra)
+    return ht, hb, stamp, shared, shared | (np.int64(extra + 1) << _F_SEARCH), step
+
+
+@njit(cache=True)
+def _layout_exists(lo, hi, jlo, jhi, fixed, budget, orders, ht, hb, stamp, extra, s_key, path_buf, found):
+    """``exists`` for any layout (no opening's value), walking the numbers from 13 down and from 1 up in
+    turn, each walk given four times the states of the last before the other starts again.
+
+    The sets read the same either way along the numbers, so the answers agree, but a walk's cost does not:
+    on logged random play one direction often needed a tenth of the other's states, and neither was the
+    cheaper one throughout (from the top in most card-edition positions, whose jokers keep their numbers,
+    from the bottom in more of the tile game's). Taking turns bounds a question's cost by a few times the
+    cheaper walk's; from the top first, as it was the cheaper on the whole. A walk starting again keeps the
+    dead states of its direction's walks before.
+    """
+    lo_m, hi_m, fixed_m = np.empty(52, dtype=np.int64), np.empty(52, dtype=np.int64), np.empty_like(fixed)
+    _mirror(lo, lo_m)
+    _mirror(hi, hi_m)
+    fixed_m[0] = fixed[0]
+    for n in range(1, 14):
+        fixed_m[n] = fixed[14 - n]
+    down = _memo(ht, hb, stamp, DOWN, orders, extra)
+    up = _memo(ht, hb, stamp, UP, orders, extra)
+    spent = 0
+    turn = FIRST_WALK
+    while spent < budget:
+        walk = min(turn, budget - spent)
+        answer, used = exists(lo_m, hi_m, jlo, jhi, fixed_m, NO, ZERO, walk, orders[DOWN], down, s_key, path_buf,
+                              found)
+        spent += used
+        if answer == FOUND:
+            _mirror(found[:52].copy(), found)
+        if answer != UNKNOWN or spent >= budget:
+            return answer, spent
+        walk = min(turn, budget - spent)
+        answer, used = exists(lo, hi, jlo, jhi, fixed, NO, ZERO, walk, orders[UP], up, s_key, path_buf, found)
+        spent += used
+        if answer != UNKNOWN:
+            return answer, spent
+        turn *= 4
+    return UNKNOWN, spent
+
+
+@njit(cache=True)
+def _search(lo, hi, jlo, jhi, fixed, valued, threshold, budget, orders, ht, hb, stamp, extra, s_key, path_buf,
+            found):
+    """``exists``, asked first without an opening's value: the value multiplies the states, and a layout of
+    the pieces asked for is mostly worth the threshold once sets of the rest are added (``_raise_value``),
+    while with no layout at all there is no opening either. The walks keep their dead states in ``ht`` under
+    ``stamp`` (``_memo``)."""
+    if valued and threshold <= 0:
+        return exists(lo, hi, jlo, jhi, fixed, valued, threshold, budget, orders[UP],
+                      _memo(ht, hb, stamp, VALUED_UP, orders, extra), s_key, path_buf, found)
+    answer, spent = _layout_exists(lo, hi, jlo, jhi, fixed, budget, orders, ht, hb, stamp, extra, s_key, path_buf,
+                                   found)
+    if not valued or answer != FOUND or _raise_value(found, hi, jlo, threshold):
+        return answer, spent
+    more, spent_more = exists(lo, hi, jlo, jhi, fixed, valued, threshold, budget - spent, orders[UP],
+                              _memo(ht, hb, stamp, VALUED_UP, orders, extra), s_key, path_buf, found)
+    return more, spent + spent_more
+
+
+@njit(cache=True)
+def _lone_search(lo, hi, jlo, jhi, fixed, valued, threshold, budget, store, path_buf, found):
+    """``_search`` of a question no other search shares, with a table of its own (the store's hash table)."""
+    ht = store.hash_table
+    stamp = _fresh_stamp(ht, store.stamp)
+    return _search(lo, hi, jlo, jhi, fixed, valued, threshold, budget, _orders(lo, hi), ht, _hash_bits(budget),
+                   stamp, NO_EXTRA, store.key, path_buf, found)
+
+
+@njit(cache=True)
+def play_path(lo, jlo, fixed, valued, threshold, store):
+    """The choices (in ``path_buf``) of a layout of exactly ``lo`` and ``jlo`` jokers found by the search,
+    and the key of its last state holding its jokers placed and room; (UNKNOWN, 0) when the budget runs out,
+    (NOT_FOUND, 0) when there is none. The layout a commit lays down, for a play known legal: the search
+    finds one at once where the best play's passes build every layer."""
+    found = np.empty(54, dtype=np.int64)
+    orders = _orders(lo, lo)
+    ht = store.hash_table
+    memo = _memo(ht, _hash_bits(LEGAL_BUDGET), _fresh_stamp(ht, store.stamp), UP, orders, NO_EXTRA)
+    answer, _ = exists(lo, lo, jlo, jlo, fixed, valued, threshold, LEGAL_BUDGET, orders[UP], memo, store.key,
+                       store.path, found)
+    if answer != FOUND:
+        return answer, np.int64(0)
+    return answer, (found[52] << _F_J) | (found[53] << _F_R)
