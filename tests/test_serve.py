@@ -24,7 +24,7 @@ from rummienv.tiles import tile_name
 from rummienv.web import protocol
 from rummienv.web.seat_view import piece_counts, piece_names
 from rummienv.web.sessions import GameSession, Refused
-from rummienv.web.setup import Settings, deal, read_settings
+from rummienv.web.settings import Settings, deal, read_settings
 
 pytest.importorskip("starlette", reason="the browser game needs the serve extra: pip install 'rummienv[serve]'")
 pytest.importorskip("httpx", reason="Starlette's TestClient needs httpx (the dev extra)")
@@ -280,6 +280,60 @@ def test_a_move_out_of_turn_is_refused(client):
         assert error["message"] == f"not your turn: seat {1 - seat} (gate) is to move"
         gate.open.set()
         assert read_until(ws, my_turn_or_over)["version"] == waiting["version"] + 1
+
+
+class Broken:
+    """An agent that fails at its first move."""
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        raise RuntimeError("no move in me")
+
+
+def read_until_stopped(ws, most: int = 100) -> dict:
+    """Messages until the position that says the game stopped."""
+    for _ in range(most):
+        message = ws.receive_json()
+        if message["type"] == "state" and message["failure"]:
+            return message
+    raise AssertionError("the game did not stop")
+
+
+def test_a_bot_that_fails_stops_its_game_and_the_page_says_why(client):
+    state = games.make_game("rummy500", 2).new_initial_state(5)
+    seat = 1 - state.current_player
+    settings = Settings("rummy500", 2, seat, ("broken",), None, 5, None, False)
+    names = ["broken", "you"] if seat == 1 else ["you", "broken"]
+    session = GameSession("broken", settings, state, {1 - seat: Broken()}, names, time.monotonic())
+
+    async def hold() -> None:
+        client.app.state.games.add(session)
+
+    client.portal.call(hold)
+    with client.websocket_connect("/ws/broken") as ws:
+        stopped = read_until_stopped(ws)
+        assert stopped["failure"] == f"seat {1 - seat} (broken) failed: RuntimeError: no move in me"
+        send(ws, "move", stopped["version"], move="draw")
+        assert ws.receive_json()["message"].startswith("the game stopped: seat")
+
+
+def test_past_its_limit_the_server_drops_the_game_longest_without_a_page():
+    with TestClient(create_app(limit=2)) as client:
+        first, second = (new_game(client, game="rummy500", opponents=["value"], seed=s) for s in (1, 2))
+        with client.websocket_connect(f"/ws/{second}") as ws:
+            ws.receive_json()
+            third = new_game(client, game="rummy500", opponents=["value"], seed=3)  # the first one goes
+            with client.websocket_connect(f"/ws/{third}") as again:
+                again.receive_json()
+                refused = client.post("/api/games", json={"game": "rummy500"})
+        assert refused.status_code == 503 and "each with a page open" in refused.json()["error"]
+        assert client.get(f"/game/{first}").status_code == 404 and client.get(f"/game/{second}").status_code == 200
+
+
+def test_a_game_of_several_rounds_goes_on_to_the_next(client):
+    game_id = new_game(client, game="rummikub", opponents=["hoard"], seed=4, rules={"hand_size": 5}, whole_game=True)
+    with client.websocket_connect(f"/ws/{game_id}") as ws:
+        last = play_to_the_end(ws, read_until(ws, my_turn_or_over))
+    assert any(line.startswith("--- next round; totals so far: you ") for line in last["log"])
 
 
 def test_unknown_game_over_the_websocket(client):

@@ -4,7 +4,7 @@ websocket.
     GET  /                      the page (a new game's form)
     GET  /game/{id}             the page, playing game {id} (a closed tab comes back to its game here)
     GET  /api/options           the games, their clocks and hint bots, agent names to suggest
-    POST /api/games             a new game from its settings (``setup``): {"id", "url"}, or 400 {"error"}
+    POST /api/games             a new game from its settings (``settings``): {"id", "url"}, or 400 {"error"}
     GET  /api/games/{id}/replay the finished game's replay (``rummienv-replay/1``, ``python -m rummienv.replay``)
     WS   /ws/{id}               the game's moves in, its positions out (``protocol``, ``live``)
 
@@ -39,7 +39,7 @@ from rummienv.play_text import display
 from rummienv.web.live import LiveGames, PageGone
 from rummienv.web.protocol import BadMessage, read_request
 from rummienv.web.sessions import GameSession, Refused
-from rummienv.web.setup import SetupError, deal, read_settings
+from rummienv.web.settings import SetupError, deal, read_settings
 
 STATIC = Path(__file__).resolve().parent / "static"
 PAGE = STATIC / "page.html"

@@ -25,7 +25,7 @@ from rummienv.envs.opponents import Agent, make_agent, make_move
 from rummienv.errors import IllegalActionError, NotationError
 from rummienv.play import MAX_BOT_ACTIONS, deal_number
 from rummienv.web.seat_view import has_staged, seat_message
-from rummienv.web.setup import Settings
+from rummienv.web.settings import Settings
 
 LOG_LINES = 200  # the moves a page keeps showing; a whole game of bots' turns would be a long list
 

@@ -60,8 +60,10 @@ async function showSetup() {
     }));
     const clock = $("setup-clock");
     clock.disabled = Boolean(game.no_clock);
-    clock.placeholder = game.no_clock ? "none (" + game.no_clock.split(" (")[0].toLowerCase() + ")"
-      : "rules: " + (options.default_clock || game.clock + " s") + "; or off";
+    const server = options.default_clock;
+    clock.placeholder = game.no_clock ? "none: " + game.no_clock.split(" (")[0].toLowerCase()
+      : server ? "server's: " + server + (server === "off" ? "" : " s") + "; seconds or off"
+      : "rules': " + game.clock + " s; seconds or off";
   }
   gameSelect.onchange = refresh; $("setup-players").onchange = refresh;
   refresh();
