@@ -27,6 +27,7 @@ from rummienv.web.sessions import GameSession, Refused
 from rummienv.web.settings import Settings, deal, read_settings
 
 pytest.importorskip("starlette", reason="the browser game needs the serve extra: pip install 'rummienv[serve]'")
+pytest.importorskip("uvicorn", reason="the browser game needs the serve extra: pip install 'rummienv[serve]'")
 pytest.importorskip("httpx", reason="Starlette's TestClient needs httpx (the dev extra)")
 
 from starlette.testclient import TestClient  # noqa: E402
@@ -216,7 +217,8 @@ def test_a_bad_message_is_one_line_and_changes_nothing(client, raw, said):
 
 
 @pytest.mark.parametrize(("move", "said"), [
-    ({"move": "fly away"}, "not legal: 'fly away': unknown move"),
+    ({"move": "fly away"}, "not understood: 'fly away': unknown move"),
+    ({"move": "play r77"}, "not understood: 'play r77': "),
     ({"move": "play b1 o8"}, "not legal: 'play b1 o8': the staged tiles (b1 o8) do not make a legal play yet"),
     ({"move": "pass"}, "passing is only for a player who cannot play"),
     ({"actions": [999]}, "action 999 is not an action index"),
@@ -407,7 +409,7 @@ def test_the_clock_runs_out_with_the_rules_time_out():
     assert len(view["rack"]) == 17 and not view["staged"] and session.state.current_player == 1
     cards = _session("rummikub_cards", 9, 120.0)
     while not cards.person_to_move:
-        cards.adopt_bot_turn(cards.plan_bot_turn(), 0.0)
+        cards.adopt_bot_turn(cards.plan_bot_turn(*cards.bot_position()), 0.0)
     cards.move("place k11", cards.version, now=1.0)
     assert cards.time_out(cards.turn.deadline) and "K8" in cards.log[-1]
 
@@ -424,7 +426,7 @@ def test_undo_takes_back_what_was_staged_and_only_that():
         session.undo(2, 0.0)
     rummy = _session("rummy500", 43, None)
     while not rummy.person_to_move:
-        rummy.adopt_bot_turn(rummy.plan_bot_turn(), 0.0)
+        rummy.adopt_bot_turn(rummy.plan_bot_turn(*rummy.bot_position()), 0.0)
     rummy.move("draw", rummy.version, 0.0)
     with pytest.raises(Refused, match="nothing to take back"):
         rummy.undo(rummy.version, 0.0)

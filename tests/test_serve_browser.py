@@ -28,6 +28,7 @@ from browser import CHROMIUM  # noqa: E402
 from rummienv import games, replay  # noqa: E402
 
 pytest.importorskip("starlette", reason="the browser game needs the serve extra: pip install 'rummienv[serve]'")
+pytest.importorskip("uvicorn", reason="the browser game needs the serve extra: pip install 'rummienv[serve]'")
 sync_api = pytest.importorskip("playwright.sync_api", reason="needs Playwright for Python (the dev extra)")
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="needs Chromium (apt-get install chromium; .ci/run does)")
 

@@ -95,7 +95,7 @@ class LiveGame:
         try:
             while not session.over and session.failure is None:
                 if session.bot_to_move:
-                    planned = await asyncio.to_thread(session.plan_bot_turn)
+                    planned = await asyncio.to_thread(session.plan_bot_turn, *session.bot_position())
                     async with self.lock:
                         session.adopt_bot_turn(planned, time.monotonic())
                         await self._send_all()

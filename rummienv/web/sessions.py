@@ -120,11 +120,11 @@ class GameSession:
         if not isinstance(move, str):
             move = _as_move_string(trial, move)
         try:
-            actions = text_interface.parse_move(trial, move)
-        except (NotationError, IllegalActionError) as exc:
+            text_interface.apply_move(trial, move)
+        except NotationError as exc:  # the words the terminal game uses for either refusal
+            raise Refused(f"not understood: {' '.join(str(exc).split())}") from None
+        except IllegalActionError as exc:
             raise Refused(f"not legal: {' '.join(str(exc).split())}") from None
-        for action in actions:
-            trial.apply_action(action)  # checked by parse_move, on a copy of this very state
         self._adopt_person_move(trial, now)
 
     def _adopt_person_move(self, trial: State, now: float) -> None:
@@ -177,16 +177,20 @@ class GameSession:
         return True
 
     # ------------------------------------------------------------------ the bots
-    def plan_bot_turn(self) -> BotTurn:
-        """The whole turn of the bot to move, on a copy of the state: safe to run off the event loop, since only
-        this bot's turn could change the state meanwhile. Its turn ends where its seat or the deal changes."""
-        trial = self.state.clone()
+    def bot_position(self) -> tuple[int, State]:
+        """The position for the bot to move to work on: its version and a copy of the state, made here, on the
+        event loop, so that the worker thread that plays the bot's turn touches nothing a page's request reads."""
+        return self.version, self.state.clone()
+
+    def plan_bot_turn(self, version: int, trial: State) -> BotTurn:
+        """The whole turn of the bot to move in ``trial`` (``bot_position``'s copy), played on it: safe to run off
+        the event loop. The turn ends where the bot's seat or the deal changes."""
         seat, deal, start = trial.current_player, deal_number(trial), len(trial.history)
         while not trial.is_terminal() and trial.current_player == seat and deal_number(trial) == deal:
             if len(trial.history) - start >= MAX_BOT_ACTIONS:
                 raise RuntimeError(f"bot {self.names[seat]} did not end its turn in {MAX_BOT_ACTIONS} actions")
             make_move(self.bots[seat], trial)
-        return BotTurn(self.version, seat, trial, list(trial.history[start:]))
+        return BotTurn(version, seat, trial, list(trial.history[start:]))
 
     def adopt_bot_turn(self, planned: BotTurn, now: float) -> None:
         """Take a bot's turn worked out by ``plan_bot_turn``, unless the game changed meanwhile."""
