@@ -238,6 +238,7 @@ function render(state) {
   $("log").replaceChildren(...state.log.map(line => { const li = document.createElement("li");
     li.textContent = line; return li; }));
   $("log").scrollTop = $("log").scrollHeight;
+  $("typed").placeholder = "or type a move" + (state.moves.length ? ", like " + state.moves.slice(-2).join(" or ") : "");
   $("text").textContent = state.text;
   $("help").textContent = state.help;
   if (state.failure) showMessage("the game stopped: " + state.failure, "error");
