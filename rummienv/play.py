@@ -90,6 +90,14 @@ def deal_number(state: Any) -> int:
     return text.display(state).deal_number(state.view(0))
 
 
+def hint_actions(state: Any) -> list[int]:
+    """The actions of the game's hint bot's move for the seat to move (as that seat sees it), tried on a copy:
+    what ``hint`` suggests in the terminal and in the browser."""
+    trial = state.clone()
+    make_move(make_agent(text.display(state).HINT, trial.rules, trial.num_players), trial)
+    return list(trial.history[len(state.history):])
+
+
 class Session:
     """One person, some bots, one game."""
 
@@ -217,10 +225,7 @@ class Session:
         say(f"seat {seat} ({self.names[seat]}): {text.describe_turn(self.game, actions)}")
 
     def suggest(self) -> list[int]:
-        """The actions of the game's hint bot's move, as seen from the person's seat, tried on a copy."""
-        trial = self.state.clone()
-        make_move(make_agent(self.display.HINT, trial.rules, trial.num_players), trial)
-        return list(trial.history[len(self.state.history):])
+        return hint_actions(self.state)
 
     def totals(self) -> str:
         return ", ".join(f"{self.names[s]} {v}" for s, v in enumerate(self.display.totals(self.state)))

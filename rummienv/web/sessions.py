@@ -21,9 +21,9 @@ from typing import Any
 from rummienv import games, replay_record, text_interface
 from rummienv import play_text as text
 from rummienv.core import State
-from rummienv.envs.opponents import Agent, make_agent, make_move
+from rummienv.envs.opponents import Agent, make_move
 from rummienv.errors import IllegalActionError, NotationError
-from rummienv.play import MAX_BOT_ACTIONS, deal_number
+from rummienv.play import MAX_BOT_ACTIONS, deal_number, hint_actions
 from rummienv.web.seat_view import has_staged, seat_message
 from rummienv.web.settings import Settings
 
@@ -158,10 +158,7 @@ class GameSession:
 
     def hint(self, position: State) -> str:
         """The hint bot's move at ``position`` (a copy), as the person would type it: the terminal game's hint."""
-        shown = text.display(position)
-        before = len(position.history)
-        make_move(make_agent(shown.HINT, position.rules, position.num_players), position)
-        return text.as_command(self.game, position.history[before:])
+        return text.as_command(self.game, hint_actions(position))
 
     def time_out(self, now: float) -> bool:
         """Run out the person's clock if it has run out: the rules' time-out (T12, K8); whether it did."""
