@@ -69,8 +69,7 @@ def test_best_play_is_as_large_as_the_single_exact_pass_finds(index):
     for pieces in (rack, np.where(np.arange(len(rack)) == JOKER, staged, rack)):
         p = solver._problem(table, pieces, staged, args.get("fixed"), args["opened"], args.get("threshold", 30))
         ws = solver.workspace()
-        best, value = passes.one_pass(p.lo, p.hi, p.jlo, p.jhi, solver._TILE_WEIGHT, 1, p.jhi, passes.NO_FLOOR, p.jhi,
-                                      p.threshold > 0, p.threshold, p.fixed, ws)
+        best, value = passes.one_pass(p.question, solver._TILE_WEIGHT, 1, p.jhi, passes.NO_FLOOR, p.jhi, ws)
         found = solver.best_play(table, pieces, staged, **args)
         if found is None:
             assert best < 0 or value == p.base.sum()  # no layout, or none that lays a piece of the rack

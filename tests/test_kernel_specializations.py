@@ -18,8 +18,9 @@ from rummienv.rummikub.solver import masks, passes, search
 
 # each is called with one set of argument types; a second signature can only come from a literal constant
 SEARCH_AND_PASS = ((search, "exists"), (search, "_layout_exists"), (search, "_search"), (search, "_lone_search"),
-                   (passes, "forward"), (passes, "one_pass"), (masks, "_mask_passes"), (masks, "legal_layout"),
-                   (masks, "turn_mask"), (passes, "best_layout"), (search, "play_path"), (passes, "_prune"))
+                   (passes, "forward"), (passes, "_one_pass"), (passes, "one_pass"),
+                   (masks, "_mask_passes"), (masks, "_legal_layout"), (masks, "legal_layout"), (masks, "turn_mask"),
+                   (passes, "best_layout"), (search, "play_path"), (passes, "_prune"))
 
 
 @pytest.mark.parametrize("game_name", ["rummikub", "rummikub_cards"])

@@ -23,8 +23,8 @@ import bruteforce as bf
 import positions as ps
 
 from rummienv.rummikub import solver
+from rummienv.rummikub.solver import programme, store
 from rummienv.rummikub.solver import search as walks
-from rummienv.rummikub.solver import store
 from rummienv.rummikub.turn_memory import TurnMemory
 
 JOKER = 52
@@ -155,16 +155,15 @@ def _ask(search: str, more: np.ndarray, hi: np.ndarray, fixed: np.ndarray, value
     sharing the dead states of the position's other questions (``shared``: the colour orders and stamp)."""
     ws = solver.workspace()
     budget = 1 << 20
+    q = programme.Question(more[:52], hi[:52], more[JOKER], hi[JOKER], fixed, valued, threshold)
     if search == "exists":
         orders = walks._orders(more[:52], hi[:52])
-        memo = walks._memo(ws.hash_table, store._hash_bits(budget), store._fresh_stamp(ws.hash_table, ws.stamp),
-                           walks.UP, orders, -1)
-        args = (more[:52], hi[:52], more[JOKER], hi[JOKER], fixed, valued, threshold, budget, orders[walks.UP], memo)
+        dead = walks.DeadStates(ws.hash_table, store._hash_bits(budget), store._fresh_stamp(ws.hash_table, ws.stamp))
+        args = (q, budget, orders[walks.UP], walks._memo(dead, walks.UP, orders, -1))
     else:
         orders, stamp = shared
-        args = (more[:52], hi[:52], more[JOKER], hi[JOKER], fixed, valued, threshold, budget, orders, ws.memo,
-                store.MEMO_BITS, stamp, t)
-    answer, _ = getattr(walks, search)(*args, ws.key, ws.path, found)
+        args = (q, budget, orders, walks.DeadStates(ws.memo, store.MEMO_BITS, stamp), t)
+    answer, _ = getattr(walks, search)(*args, ws, ws.path, found)
     return answer
 
 

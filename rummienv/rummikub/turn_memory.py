@@ -58,7 +58,7 @@ class TurnMemory:
             self._rack = rack
         ws = solver.workspace()
         mask, ok, self._count, legal = masks.turn_mask(
-            table, rack, staged, fixed, valued, threshold, self._mask, same_rack, self._staged, self._witnesses,
+            (table, rack, staged, fixed, valued, threshold), self._mask, same_rack, self._staged, self._witnesses,
             self._count, self._turn_memo, ws)
         if not ok:
             raise solver.overflow_error()

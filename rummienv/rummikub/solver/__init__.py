@@ -85,6 +85,12 @@ class _Problem:
     threshold: int
     base: np.ndarray  # what of lo is not the player's (the table)
 
+    @property
+    def question(self) -> tuple:
+        """The compiled functions' view of the problem: ``programme.Question``'s fields as a plain tuple, which
+        numba reads without a Python call (a named tuple it would type in Python)."""
+        return self.lo, self.hi, self.jlo, self.jhi, self.fixed, self.threshold > 0, self.threshold
+
 
 def _problem(table, rack, staged, fixed, opened: bool, threshold: int) -> _Problem:
     table = np.asarray(table, dtype=np.int64)
@@ -105,8 +111,8 @@ def _one_pass(p: _Problem, weight: np.ndarray, joker_weight: int, jcap: int, flo
     """One pass of the programme over ``p`` (no threshold in the state): the store index of its best layout
     (-1: none) and that layout's value."""
     ws = workspace()
-    best, value = passes.one_pass(p.lo, p.hi, p.jlo, p.jhi, weight, joker_weight, jcap, floor, bonus, valued, 0,
-                                  p.fixed, ws)
+    best, value = passes.one_pass((p.lo, p.hi, p.jlo, p.jhi, p.fixed, valued, 0), weight, joker_weight, jcap, floor,
+                                  bonus, ws)
     if best == -2:
         raise overflow_error()
     return ws, int(best), int(value)
@@ -128,9 +134,9 @@ def legal_mask(table, rack, staged=None, *, fixed=None, opened: bool = True, thr
     # one compiled call: the Python around it cost more than a small position's solve
     ws = workspace()
     table, fixed, valued, threshold = mask_problem(table, fixed, opened, threshold)
-    mask, ok = masks.mask(table, np.asarray(rack, dtype=np.int64),
-                          _NO_STAGED if staged is None else np.asarray(staged, dtype=np.int64),
-                          fixed, _TILE_WEIGHT, valued, threshold, ws)
+    staged = _NO_STAGED if staged is None else np.asarray(staged, dtype=np.int64)
+    mask, ok = masks.mask((table, np.asarray(rack, dtype=np.int64), staged, fixed, valued, threshold), _TILE_WEIGHT,
+                          ws)
     if not ok:
         raise overflow_error()
     return mask
@@ -152,7 +158,7 @@ def can_play(table, rack, staged, *, fixed=None, opened: bool = True, threshold:
 
 def _some_layout(p: _Problem) -> bool:
     ws = workspace()
-    found, ok = masks.legal_layout(p.lo, p.hi, p.jlo, p.jhi, p.fixed, p.threshold > 0, p.threshold, ws)
+    found, ok = masks.legal_layout(p.question, ws)
     if not ok:
         raise overflow_error()
     return found
@@ -194,14 +200,13 @@ def _passes(p: _Problem, weight: np.ndarray, joker_weight: int) -> tuple[np.ndar
     """The pieces of each type the passes' best layout uses, and a way to rebuild that layout; None when
     there is no layout."""
     ws = workspace()
-    best = passes.best_layout(p.lo, p.hi, p.jlo, p.jhi, weight, joker_weight, p.threshold > 0, p.threshold, p.fixed,
-                              ws)
+    best = passes.best_layout(p.question, weight, joker_weight, ws)
     if best == -2:
         raise overflow_error()
     if best < 0:
         return None
     used = np.zeros(NUM_TYPES, dtype=np.int64)
-    ok = passes.used_pieces(best, p.lo, p.hi, p.jlo, joker_weight, ws, used)
+    ok = passes.used_pieces(best, p.question, joker_weight, ws, used)
     assert ok
     key, opts = int(ws.key[best]), ws.path[:SUBSTEPS].tolist()
     return used, lambda: rebuild(key, opts, p.jlo, joker_weight, p.lo, p.hi, p.fixed)
@@ -213,7 +218,7 @@ def lay_out(table, play, *, fixed=None, opened: bool = True, threshold: int = 30
     when the search runs out of budget; the same for the same position."""
     p = _problem(table, play, play, fixed, opened, threshold)
     ws = workspace()
-    answer, key = search.play_path(p.lo, p.jlo, p.fixed, p.threshold > 0, p.threshold, ws)
+    answer, key = search.play_path(p.question, ws)
     if answer == search.FOUND:
         return rebuild(int(key), ws.path[:SUBSTEPS].tolist(), p.jlo, 1, p.lo, p.hi, p.fixed)
     solution = best_play(table, play, play, fixed=fixed, opened=opened, threshold=threshold)

@@ -3,6 +3,36 @@
 ``forward`` builds every layer of the programme, each a sub-step's successors of the last, merging
 equal states and dropping those another covers (``_prune``); ``best_layout`` and ``one_pass`` ask it for a
 best play, the masks (``masks``) for the piece types some layout uses.
+
+A pass's question (``programme.Question``): ``lo``/``hi`` bound how many of each numbered type are used (table
+and staged pieces are forced, rack pieces optional), ``jlo``/``jhi`` the jokers. ``layer_start[k]`` gets the
+store offset of the states after sub-step k (65 sub-steps, five per number), so the finished layouts lie in
+``layer_start[65]:layer_start[66]``. A sub-step that can change no state (no piece of its type, no open run
+of its colour; no group piece, joker-only run or fixed joker) is skipped: ``skipped[step]`` is set and its
+layer is the previous one.
+
+Colour step option: cont (2) | y jokers continuing (2) | new-run row of NEW_RUNS (4) | g (2) | x (3), and for
+the last colour, which also places the jokers of the groups (the joker step is then skipped), those (3).
+Joker step option: jokers in groups (3) | new joker-only runs (3).
+
+At most ``jcap`` jokers stand in for pieces (the others are spares). A state whose value, plus every piece
+still to come at its weight, plus ``joker_bonus`` stays below ``floor`` (a value some legal play is known to
+reach) can lead to no better play and is not stored; such a state is on no best path and ties with no stored
+one, so the best play found is the same as without the bound. Piece types in ``known`` (already known to
+fit) are left out of the used-type bits, so that the mask pass compares states only on what is still unknown
+and drops many more.
+
+``valued`` (openings, T4/K3): every joker stands in for a piece (none is a spare, so no room is counted) and
+counts the number it stands for, and a run may begin with jokers anywhere. Without a ``threshold`` the jokers'
+numbers add to the objective (the value laid, with ``weight`` the pieces' numbers); with one, the state
+carries the value laid (``V``, capped at the threshold), which a finished layout must reach, and a state that
+cannot reach it with every piece still to come and every joker at 13 is not stored.
+
+``fixed[n]`` jokers must stand at number n (K5). Such a joker may continue a run or join a group at n, or head
+a run that has no numbered piece yet: those joker-only runs are carried as ``P1``/``P2`` (one joker, two or
+more), take a joker at every number until a colour step gives them their first piece (colour step option bits
+16-17 and 18-19: how many of each), and count their room below when they start. They are never spares, so
+with any fixed joker the groups take their jokers in a step of their own.
 """
 
 from __future__ import annotations
@@ -17,6 +47,7 @@ from .programme import (
     _C_SHIFT,
     DOMINATED_BY,
     MOVES_CAP,
+    Question,
     _accepts,
     _contexts,
     _moves,
@@ -57,6 +88,46 @@ def _field_zero(s_key, begin, end, shift):
     return True
 
 
+@njit(cache=True, inline="always")
+def _idle_layer(ctx, step, s_key, begin, end):
+    """Sub-step ``step`` changes no state of the layer ``begin:end``: a colour step with no piece of its type
+    and no open run of its colour, or a joker step with no group piece, joker-only run or fixed joker."""
+    if step % 5 < 4:
+        return ctx[step, _C_HI] == 0 and _field_zero(s_key, begin, end, ctx[step, _C_SHIFT])
+    return (ctx[step, _C_FIXED_N] == 0 and not ctx[step, _C_FREE_HEADS] and _field_zero(s_key, begin, end, _F_GS)
+            and _field_zero(s_key, begin, end, _F_P1) and _field_zero(s_key, begin, end, _F_P2))
+
+
+@njit(cache=True)
+def _key_filter(s_key, begin, end):
+    """A bit filter of the layer's keys, small enough for the nearest cache, and its size in bits: most
+    covering states ``_prune`` looks for do not exist, and the filter says so without a probe of the table."""
+    fb = 12
+    while (np.int64(1) << fb) < 8 * (end - begin) and fb < 24:
+        fb += 1
+    filt = np.zeros(np.int64(1) << (fb - 6), dtype=np.uint64)
+    for i in range(begin, end):
+        f = _fslot(s_key[i], fb)
+        filt[f >> 6] |= np.uint64(1) << np.uint64(f & 63)
+    return filt, fb
+
+
+@njit(cache=True, inline="always")
+def _stored(key, filt, fb, ht, hb, stamp):
+    """The store slot of ``key`` if the layer holds it, else -1; the filter answers most misses."""
+    f = _fslot(key, fb)
+    if not (filt[f >> 6] >> np.uint64(f & 63)) & np.uint64(1):
+        return -1
+    return _get(key, ht, hb, stamp, np.int64(1) << hb)
+
+
+@njit(cache=True, inline="always")
+def _as_good(by_bits, bits, other_bits, value, other_value):
+    """A state of ``other_bits`` and ``other_value`` is as good as one of ``bits`` and ``value``: it used every
+    type the other did (mask), or reaches as much (best play)."""
+    return (bits & ~other_bits) == 0 if by_bits else other_value >= value
+
+
 @njit(cache=True)
 def _prune(begin, end, jhi, threshold, by_bits, hb, stamp, store):
     """Drop the states of layer ``begin:end`` that another covers; returns the new end.
@@ -66,22 +137,15 @@ def _prune(begin, end, jhi, threshold, by_bits, hb, stamp, store):
     state with its threshold reached; and a value as good (best play) or the used-type bits a superset
     (mask, ``by_bits``). The layer's states are in the hash table under ``stamp`` (``hb`` bits).
     """
-    # the store's arrays, read once here: this loop visits every state of the pass
+    # the store's arrays, read once here: numba counts a reference, atomically, each time one is read from the
+    # store or handed to a function, and a pass prunes every layer
     ht = store.hash_table
     s_key = store.key
     s_val = store.value
     s_bits = store.bits
     s_parent = store.parent
     s_opt = store.option
-    # a bit filter of the layer's keys, small enough for the nearest cache: most covering states looked for
-    # do not exist, and the filter says so without a probe of the hash table
-    fb = 12
-    while (np.int64(1) << fb) < 8 * (end - begin) and fb < 24:
-        fb += 1
-    filt = np.zeros(np.int64(1) << (fb - 6), dtype=np.uint64)
-    for i in range(begin, end):
-        f = _fslot(s_key[i], fb)
-        filt[f >> 6] |= np.uint64(1) << np.uint64(f & 63)
+    filt, fb = _key_filter(s_key, begin, end)
     for i in range(begin, end):
         key = s_key[i]
         jj = (key >> _F_J) & 7
@@ -91,44 +155,34 @@ def _prune(begin, end, jhi, threshold, by_bits, hb, stamp, store):
         if ((key >> _F_V) & 255) < threshold:
             full = (key & ~(np.int64(255) << _F_V)) | (np.int64(threshold) << _F_V)
             j = _get(full, ht, hb, stamp, np.int64(1) << hb)
-            dead = j >= 0 and ((s_bits[i] & ~s_bits[j]) == 0 if by_bits else s_val[j] >= s_val[i])
-        for ja in range(0 if dead else jj + 1):
-            lo_r = rr if rr > ja else ja
-            for ra in range(lo_r, jhi + 1):
+            dead = j >= 0 and _as_good(by_bits, s_bits[i], s_bits[j], s_val[i], s_val[j])
+        for ja in range(0 if dead else jj + 1):  # fewer jokers placed, as much room
+            for ra in range(max(rr, ja), jhi + 1):
                 if ja == jj and ra == rr:
                     continue
-                k2 = rest | (np.int64(ja) << _F_J) | (np.int64(ra) << _F_R)
-                f = _fslot(k2, fb)
-                if not (filt[f >> 6] >> np.uint64(f & 63)) & np.uint64(1):
-                    continue
-                j = _get(k2, ht, hb, stamp, np.int64(1) << hb)
-                if j >= 0 and ((s_bits[i] & ~s_bits[j]) == 0 if by_bits else s_val[j] >= s_val[i]):
+                j = _stored(rest | (np.int64(ja) << _F_J) | (np.int64(ra) << _F_R), filt, fb, ht, hb, stamp)
+                if j >= 0 and _as_good(by_bits, s_bits[i], s_bits[j], s_val[i], s_val[j]):
                     dead = True
                     break
             if dead:
                 break
-        if not dead:
-            for c in range(4):
-                shift = 4 * c
-                other = key & ~(np.int64(15) << shift)
-                pair = (key >> shift) & 15
-                for k in range(DOMINATED_BY.shape[1]):
-                    q = DOMINATED_BY[pair, k]
-                    if q < 0:
-                        break
-                    k2 = other | (q << shift)
-                    f = _fslot(k2, fb)
-                    if not (filt[f >> 6] >> np.uint64(f & 63)) & np.uint64(1):
-                        continue
-                    j = _get(k2, ht, hb, stamp, np.int64(1) << hb)
-                    if j >= 0 and ((s_bits[i] & ~s_bits[j]) == 0 if by_bits else s_val[j] >= s_val[i]):
-                        dead = True
-                        break
-                if dead:
+        for c in range(0 if dead else 4):  # longer open runs of one colour
+            shift = 4 * c
+            other = key & ~(np.int64(15) << shift)
+            pair = (key >> shift) & 15
+            for k in range(DOMINATED_BY.shape[1]):
+                q = DOMINATED_BY[pair, k]
+                if q < 0:
                     break
+                j = _stored(other | (q << shift), filt, fb, ht, hb, stamp)
+                if j >= 0 and _as_good(by_bits, s_bits[i], s_bits[j], s_val[i], s_val[j]):
+                    dead = True
+                    break
+            if dead:
+                break
         if dead:
             s_opt[i] |= _DEAD
-    out = begin
+    out = begin  # close up the states left
     for i in range(begin, end):
         if s_opt[i] & _DEAD:
             continue
@@ -143,72 +197,23 @@ def _prune(begin, end, jhi, threshold, by_bits, hb, stamp, store):
 
 
 @njit(cache=True)
-def forward(lo, hi, jhi, weight, by_bits, jcap, floor, joker_bonus, known, valued, threshold, fixed, store):
-    """Run the programme; returns the store top (the states stored), or -1 on overflow.
-
-    ``lo``/``hi`` bound how many of each numbered type are used (table and staged pieces are forced, rack
-    pieces optional); ``jhi`` bounds the jokers. ``layer_start[k]`` gets the store offset of the states
-    after sub-step k (65 sub-steps, five per number), so the finished layouts lie in
-    ``layer_start[65]:layer_start[66]``. ``by_bits`` prunes covered states for the mask (keeping every
-    used-type bit) rather than for the best value.
-
-    Colour step option: cont (2) | y jokers continuing (2) | new-run row of NEW_RUNS (4) | g (2) | x (3), and for
-    the last colour, which also places the jokers of the groups (the joker step is then skipped), those (3).
-    Joker step option: jokers in groups (3) | new joker-only runs (3). A sub-step that can change no state
-    (no piece of its type, no open run of its colour; no group piece, joker-only run or fixed joker) is
-    skipped: ``skip[step]`` is set and its layer is the previous one.
-
-    At most ``jcap`` jokers stand in for pieces (the others are spares). A state whose value, plus every
-    piece still to come at its weight, plus ``joker_bonus`` stays below ``floor`` (a value some legal
-    play is known to reach) can lead to no better play and is not stored; such a state is on no best path
-    and ties with no stored one, so the best play found is the same as without the bound.
-    Piece types in ``known`` (already known to fit) are left out of the used-type bits, so that the mask
-    pass compares states only on what is still unknown and drops many more.
-
-    ``valued`` (openings, T4/K3): every joker stands in for a piece (none is a spare, so no room is counted)
-    and counts the number it stands for, and a run may begin with jokers anywhere. Without a ``threshold``
-    the jokers' numbers add to the objective (the value laid, with ``weight`` the pieces' numbers); with
-    one, the state carries the value laid (``V``, capped at the threshold), which a finished layout must
-    reach, and a state that cannot reach it with every piece still to come and every joker at 13 is not
-    stored.
-
-    ``fixed[n]`` jokers must stand at number n (K5). Such a joker may continue a run or join a group at n,
-    or head a run that has no numbered piece yet: those joker-only runs are carried as ``P1``/``P2`` (one
-    joker, two or more), take a joker at every number until a colour step gives them their first piece
-    (colour step option bits 16-17 and 18-19: how many of each), and count their room below when they
-    start. They are never spares, so with any fixed joker the groups take their jokers in a step of their
-    own.
-    """
-    # the store's arrays, read once here: the loop below visits every successor of the pass, and numba
-    # counts a reference each time an array is read from the store
-    ht = store.hash_table
-    s_key = store.key
-    s_val = store.value
-    s_bits = store.bits
-    s_parent = store.parent
-    s_opt = store.option
-    layer_start = store.layer_start
-    skip = store.skipped
+def forward(q, weight, by_bits, jcap, floor, joker_bonus, known, store):
+    """Run the programme over question ``q`` (see the module's docstring for the bounds); returns the store top
+    (the states stored), or -1 on overflow. ``by_bits`` prunes covered states for the mask (keeping every
+    used-type bit) rather than for the best value."""
+    # the store's arrays, read once here: numba counts a reference, atomically, each time one is read from the
+    # store or handed to a function, and the loop below visits every successor of the pass
+    ht, layer_start, skip = store.hash_table, store.layer_start, store.skipped
+    s_key, s_val, s_bits, s_parent, s_opt = store.key, store.value, store.bits, store.parent, store.option
     stamp = _fresh_stamp(ht, store.stamp)
-    s_key[0] = 0
-    s_val[0] = 0
-    s_bits[0] = 0
-    s_parent[0] = -1
-    s_opt[0] = 0
+    s_key[0], s_val[0], s_bits[0], s_parent[0], s_opt[0] = 0, 0, 0, -1, 0  # the empty layout
     top = ONE
     layer_start[0] = 0
     begin, end = ZERO, ONE
-    order = colour_order(lo, hi)
-    ctx = _contexts(lo, hi, jhi, jcap, weight, joker_bonus, known, valued, threshold, fixed, order, floor, YES)
+    ctx = _contexts(q, weight, jcap, joker_bonus, known, floor, colour_order(q.lo, q.hi), YES)
     moves = np.empty((MOVES_CAP, 4), dtype=np.int64)
     for step in range(SUBSTEPS):
-        if step % 5 < 4:  # a colour step with no piece of its type and no open run of its colour
-            idle = ctx[step, _C_HI] == 0 and _field_zero(s_key, begin, end, ctx[step, _C_SHIFT])
-        else:  # a joker step with no group piece, joker-only run or fixed joker
-            idle = (ctx[step, _C_FIXED_N] == 0 and not ctx[step, _C_FREE_HEADS]
-                    and _field_zero(s_key, begin, end, _F_GS) and _field_zero(s_key, begin, end, _F_P1)
-                    and _field_zero(s_key, begin, end, _F_P2))
-        if idle:
+        if _idle_layer(ctx, step, s_key, begin, end):
             skip[step + 1] = 1
             layer_start[step + 1] = begin
             continue
@@ -253,7 +258,7 @@ def forward(lo, hi, jhi, weight, by_bits, jcap, floor, joker_bonus, known, value
                             s_opt[slot] = moves[j, 3]
                         break
                     h = (h + 1) & ((np.int64(1) << hb) - 1)
-        top = _prune(end, top, jhi, threshold, by_bits, hb, stamp, store)
+        top = _prune(end, top, q.jhi, q.threshold, by_bits, hb, stamp, store)
         layer_start[step + 1] = end
         begin, end = end, top
     layer_start[SUBSTEPS + 1] = top
@@ -312,58 +317,65 @@ def path(index, store):
 
 
 @njit(cache=True)
-def one_pass(lo, hi, jlo, jhi, weight, joker_weight, jcap, floor, bonus, valued, threshold, fixed, store):
+def _one_pass(q, weight, joker_weight, jcap, floor, bonus, store):
     """One forward pass for the best play: (store index of the best layout or -1, its value), or (-2, 0)."""
-    top = forward(lo, hi, jhi, weight, NO, jcap, floor, bonus, np.uint64(0), valued, threshold, fixed, store)
+    top = forward(q, weight, NO, jcap, floor, bonus, np.uint64(0), store)
     if top < 0:
         return -2, np.int64(0)
-    best, _, _ = summarise(jlo, joker_weight, threshold, store)
+    best, _, _ = summarise(q.jlo, joker_weight, q.threshold, store)
     if best < 0:
         return -1, NO_FLOOR
     key = store.key[best]
-    jokers = (key >> _F_R) & 7 if joker_weight >= 0 else max((key >> _F_J) & 7, jlo)
+    jokers = (key >> _F_R) & 7 if joker_weight >= 0 else max((key >> _F_J) & 7, q.jlo)
     return best, store.value[best] + joker_weight * jokers
 
 
 @njit(cache=True)
-def best_layout(lo, hi, jlo, jhi, weight, joker_weight, valued, threshold, fixed, store):
-    """The best layout of a position; returns its store index (-1: none, -2: the store overflowed).
+def one_pass(question, weight, joker_weight, jcap, floor, bonus, store):
+    """``_one_pass`` of a question given as a plain tuple (``programme.Question``'s fields), from Python."""
+    return _one_pass(Question(*question), weight, joker_weight, jcap, floor, bonus, store)
+
+
+@njit(cache=True)
+def best_layout(question, weight, joker_weight, store):
+    """The best layout of ``question`` (a plain tuple of ``programme.Question``'s fields); returns its store
+    index (-1: none, -2: the store overflowed).
 
     The exact pass is costly when jokers may stand in for pieces, so two cheap passes come first. With
     no joker standing in, the search is small and its best play is a floor. Most often every piece can
     go down, and a pass that asks for exactly that (the floor at the bound, every piece) is small too.
     Only when both fall short does the exact pass run, with the better floor found.
     """
-    bonus = joker_weight * (jhi if joker_weight >= 0 else jlo)
+    q = Question(*question)
+    hi = q.hi  # read once: numba counts a reference each time an array is read from the tuple
+    bonus = joker_weight * (q.jhi if joker_weight >= 0 else q.jlo)
     ceiling = bonus
     for t in range(52):
         ceiling += weight[t] * hi[t]
-    if jhi == 0:
-        return one_pass(lo, hi, jlo, jhi, weight, joker_weight, ZERO, NO_FLOOR, bonus, valued, threshold, fixed,
-                        store)[0]
-    best, floor = one_pass(lo, hi, jlo, jhi, weight, joker_weight, ZERO, NO_FLOOR, bonus, valued, threshold, fixed,
-                           store)
+    if q.jhi == 0:
+        return _one_pass(q, weight, joker_weight, ZERO, NO_FLOOR, bonus, store)[0]
+    best, floor = _one_pass(q, weight, joker_weight, ZERO, NO_FLOOR, bonus, store)
     if best == -2 or (best >= 0 and floor >= ceiling):
         return best
-    best, value = one_pass(lo, hi, jlo, jhi, weight, joker_weight, jhi, ceiling, bonus, valued, threshold, fixed,
-                           store)
+    best, value = _one_pass(q, weight, joker_weight, q.jhi, ceiling, bonus, store)
     if best == -2 or (best >= 0 and value >= ceiling):
         return best
-    return one_pass(lo, hi, jlo, jhi, weight, joker_weight, jhi, max(floor, value), bonus, valued, threshold, fixed,
-                    store)[0]
+    return _one_pass(q, weight, joker_weight, q.jhi, max(floor, value), bonus, store)[0]
 
 
 @njit(cache=True)
-def used_pieces(index, lo, hi, jlo, joker_weight, store, used):
-    """The pieces of each type (jokers last) in the layout at ``index``; fills ``store.path`` with its options.
+def used_pieces(index, question, joker_weight, store, used):
+    """The pieces of each type (jokers last) in the layout at ``index`` of ``question``'s last pass; fills
+    ``store.path`` with its options.
 
     Returns False when the path is not whole. Spare jokers count as the objective wants them: all that
     fit (``joker_weight >= 0``), or only those that must go down.
     """
+    q = Question(*question)
     if path(index, store) != SUBSTEPS:
         return False
     row = np.empty(54, dtype=np.int64)
-    _witness_row(store.path, colour_order(lo, hi), store.key[index], row)
+    _witness_row(store.path, colour_order(q.lo, q.hi), store.key[index], row)
     used[:52] = row[:52]
-    used[52] = row[53] if joker_weight >= 0 else max(row[52], jlo)
+    used[52] = row[53] if joker_weight >= 0 else max(row[52], q.jlo)
     return True

@@ -40,6 +40,7 @@ pointers allow the best path to be rebuilt into concrete sets.
 from __future__ import annotations
 
 import itertools
+from collections import namedtuple
 
 import numpy as np
 from numba import njit
@@ -210,10 +211,19 @@ _CONTEXT_COLUMNS = 34
 MOVES_CAP = 1024  # successors of one state: at most 65 run choices x 3 groups x 5 group jokers, or 9 x 9
 
 
+# The bounds of one question to the programme: how many of each numbered type a layout uses (``lo`` to ``hi``,
+# table and staged pieces forced, rack pieces optional), how many jokers (``jlo`` to ``jhi``) and the jokers
+# fixed to each number (``fixed``, K5); and for an opening (``valued``, T4/K3) the value it must reach
+# (``threshold``; 0: the jokers' numbers add to the objective instead). Python hands a compiled entry point
+# the same seven as a plain tuple, which numba reads without a Python call, and the entry point names them.
+Question = namedtuple("Question", ("lo", "hi", "jlo", "jhi", "fixed", "valued", "threshold"))
+
+
 @njit(cache=True)
-def _contexts(lo, hi, jhi, jcap, weight, joker_bonus, known, valued, threshold, fixed, order, floor, ahead):
+def _contexts(q, weight, jcap, joker_bonus, known, floor, order, ahead):
     """The constants of every sub-step, computed once so that each state's moves only read them; ``ahead``: the
     moves look ahead at the jokers that open runs and groups will need (``_lacking``)."""
+    lo, hi, jhi, fixed, valued, threshold = q.lo, q.hi, q.jhi, q.fixed, q.valued, q.threshold
     ctx = np.zeros((SUBSTEPS, _CONTEXT_COLUMNS), dtype=np.int64)
     to_come = np.int64(0)  # the weight of every piece of the types still to be taken
     for t in range(52):
@@ -267,15 +277,22 @@ def _contexts(lo, hi, jhi, jcap, weight, joker_bonus, known, valued, threshold, 
     return ctx
 
 
+# A sub-step's row of ``_contexts`` by name (``_step_constants``): the ``_C_*`` columns, the last three four
+# colours wide.
+Step = namedtuple("Step", ("n", "shift", "lo", "hi", "weight", "type_bit", "avail1", "avail2", "rest_group", "last",
+                           "fixed_n", "fix_next", "to_come", "points_to_come", "free_heads", "jhi", "jfree", "floor",
+                           "threshold", "valued", "joker_values", "ahead", "next1", "next2", "later"))
+
+
 @njit(cache=True, inline="always")
 def _step_constants(ctx, s):
-    """Sub-step ``s``'s row of ``_contexts`` as a tuple: a layer's moves read it once, and the compiler keeps
+    """Sub-step ``s``'s row of ``_contexts`` as a ``Step``: a layer's moves read it once, and the compiler keeps
     it out of the loop over states."""
-    return (ctx[s, 0], ctx[s, 1], ctx[s, 2], ctx[s, 3], ctx[s, 4], ctx[s, 5], ctx[s, 6], ctx[s, 7], ctx[s, 8],
-            ctx[s, 9], ctx[s, 10], ctx[s, 11], ctx[s, 12], ctx[s, 13], ctx[s, 14], ctx[s, 15], ctx[s, 16],
-            ctx[s, 17], ctx[s, 18], ctx[s, 19], ctx[s, 20], ctx[s, 21], ctx[s, 22], ctx[s, 23], ctx[s, 24],
-            ctx[s, 25], ctx[s, 26], ctx[s, 27], ctx[s, 28], ctx[s, 29], ctx[s, 30], ctx[s, 31], ctx[s, 32],
-            ctx[s, 33])
+    return Step(ctx[s, 0], ctx[s, 1], ctx[s, 2], ctx[s, 3], ctx[s, 4], ctx[s, 5], ctx[s, 6], ctx[s, 7], ctx[s, 8],
+                ctx[s, 9], ctx[s, 10], ctx[s, 11], ctx[s, 12], ctx[s, 13], ctx[s, 14], ctx[s, 15], ctx[s, 16],
+                ctx[s, 17], ctx[s, 18], ctx[s, 19], ctx[s, 20], ctx[s, 21],
+                (ctx[s, 22], ctx[s, 23], ctx[s, 24], ctx[s, 25]), (ctx[s, 26], ctx[s, 27], ctx[s, 28], ctx[s, 29]),
+                (ctx[s, 30], ctx[s, 31], ctx[s, 32], ctx[s, 33]))
 
 
 @njit(cache=True, inline="always")
@@ -297,189 +314,196 @@ def _lacking(c, key, skip_shift):
         if 4 * k == skip_shift:
             continue
         pair = (key >> (4 * k)) & 15
-        short += max(SHORT_RUNS[pair] - c[_C_NEXT1 + k], 0) + max(SINGLE_RUNS[pair] - c[_C_NEXT2 + k], 0)
-        spare = c[_C_LATER + k] - SHORT_RUNS[pair]
+        short += max(SHORT_RUNS[pair] - c.next1[k], 0) + max(SINGLE_RUNS[pair] - c.next2[k], 0)
+        spare = c.later[k] - SHORT_RUNS[pair]
         ones += spare == 1
         twos += spare >= 2
     return short, ones, twos
 
 
+# What a colour step reads of the state it moves from (``_colour_state``): its colour's open runs (``ra`` >=
+# ``rb``), jokers placed and room, group pieces and the most of one colour, joker-only runs and fixed jokers
+# placed, value laid, fixed jokers of the number still to place, free jokers left, the key less the fields
+# the step rewrites, what the other colours lack (``_lacking``), the state's value, and the fewest pieces of
+# the step's type a move must lay to reach the floor (``fewest``; more than the type has: none can).
+ColourState = namedtuple("ColourState", ("ra", "rb", "jused", "rcap", "gs", "gm", "p1", "p2", "fu", "v", "frem",
+                                         "jfree", "base_key", "others", "later1", "later2", "val", "fewest"))
+
+
+@njit(cache=True, inline="always")
+def _colour_state(c, key, val):
+    """The ``ColourState`` of ``key`` (value ``val``) at the colour step of constants ``c``."""
+    clear = ~((np.int64(15) << c.shift) | (np.int64(63) << _F_J) | (np.int64(63) << _F_GS)
+              | (np.int64(511) << _F_P1) | (np.int64(255) << _F_V))
+    pair = (key >> c.shift) & 15
+    jused = (key >> _F_J) & 7
+    fu = (key >> _F_FU) & 7
+    others, later1, later2 = _lacking(c, key, c.shift) if c.ahead >= 0 else (ZERO, ZERO, ZERO)
+    # the floor asks for this many pieces of the type at least (jokers' values aside, which only raise it)
+    fewest = c.lo
+    lack = c.floor - val - c.to_come
+    if lack > 0 and c.joker_values == 0:
+        fewest = max(c.lo, (lack + c.weight - 1) // c.weight) if c.weight > 0 else c.hi + 1
+    return ColourState(PAIRS[pair, 0], PAIRS[pair, 1], jused, (key >> _F_R) & 7, (key >> _F_GS) & 15,
+                       (key >> _F_GM) & 3, (key >> _F_P1) & 7, (key >> _F_P2) & 7, fu, (key >> _F_V) & 255,
+                       c.fixed_n - fu, max(c.jfree - jused, 0), key & clear, others, later1, later2, val, fewest)
+
+
+@njit(cache=True, inline="always")
+def _continued(cont, ra, rb, n):
+    """Which of a colour's open runs (classes ``ra`` >= ``rb``) the bits of ``cont`` continue: whether that
+    may be (a run shorter than three must go on, and must still be able to reach three by 13), how many
+    go on, how many of three or more close, and the two runs' classes after the step (0: closed, or none)."""
+    ca = cont & 1
+    cb = (cont >> 1) & 1
+    if ((ca and ra == 0) or (cb and rb == 0) or (not ca and 0 < ra < 3) or (not cb and 0 < rb < 3)
+            or (ra == rb and cont == 2)):
+        return False, ZERO, ZERO, ZERO, ZERO
+    n_a = min(ra + 1, 3) if ca else 0
+    n_b = min(rb + 1, 3) if cb else 0
+    if (0 < n_a < 3 and n + 3 - n_a > 13) or (0 < n_b < 3 and n + 3 - n_b > 13):
+        return False, ZERO, ZERO, ZERO, ZERO
+    nclose = (1 if (ra == 3 and not ca) else 0) + (1 if (rb == 3 and not cb) else 0)
+    return True, ca + cb, nclose, n_a, n_b
+
+
+@njit(cache=True, inline="always")
+def _runs_after(c, s, w, runs, jokers, real):
+    """A colour step's open runs once the new runs of ``NEW_RUNS`` row ``w`` are added, given the runs
+    continued (``runs``: ``_continued``'s count, closed, classes) and the jokers (``jokers``: continuing runs,
+    fixed ones among them, joker-only runs given their first piece, of one joker and of more); ``real``
+    pieces of the type go into runs. Returns whether that may be, the free jokers it places, what its jokers
+    stand for (an opening), what the runs then lack, the runs' pair and the room R."""
+    k, nclose, n_a, n_b = runs
+    y, yf, u1, u2 = jokers
+    n = c.n
+    vi = c.valued
+    if real + 2 < s.fewest or not NEW_RUN_INFO[vi, n, _W_OK, w]:
+        return False, ZERO, ZERO, ZERO, ZERO, ZERO
+    jnew = y - yf + NEW_RUN_INFO[vi, n, _W_JOKERS, w]
+    if jnew > s.jfree:
+        return False, ZERO, ZERO, ZERO, ZERO, ZERO
+    room = 0 if vi != 0 else nclose * (14 - n) + NEW_RUN_INFO[vi, n, _W_ROOM, w]
+    jv = y * n + NEW_RUN_INFO[vi, n, _W_JVAL, w] if vi != 0 else 0
+    # a run closing where a plain one of its colour starts is one longer run; that matters only while the room
+    # is short
+    if NEW_RUN_INFO[vi, n, _W_PLAIN, w] > 0 and nclose > 0 and s.rcap == c.jhi:
+        return False, ZERO, ZERO, ZERO, ZERO, ZERO
+    m = NEW_RUNS[w, 0]
+    l0 = n_a
+    l1 = n_b
+    for e in range(m + u1 + u2):
+        ln = NEW_RUN_INFO[vi, n, _W_LEN + e, w] if e < m else (2 if e < m + u1 else 3)
+        if l0 == 0:
+            l0 = ln
+        else:
+            l1 = ln
+    if l0 == 0 and l1 > 0:
+        l0 = l1
+        l1 = 0
+    short = (1 if 0 < l0 < 3 else 0) + (1 if 0 < l1 < 3 else 0)
+    ones = (1 if l0 == 1 else 0) + (1 if l1 == 1 else 0)
+    lacking = max(short - c.avail1, 0) + max(ones - c.avail2, 0)
+    if lacking > s.jfree - jnew + c.fix_next:
+        return False, ZERO, ZERO, ZERO, ZERO, ZERO
+    return True, jnew, jv, s.others + lacking, PAIR_INDEX[l0, l1], min(s.rcap + jnew + room, c.jhi)
+
+
+@njit(cache=True, inline="always")
+def _groups_fit(c, s, g, x, jnew, jv, lacking, yf):
+    """``g`` more pieces of the type go into the number's groups (``x`` laid in all): whether the groups can
+    still be formed, the jokers they would need can still be placed (look-ahead), the floor and an opening's
+    threshold can still be reached; and the groups' most of one colour and the value laid after it."""
+    ngm = s.gm if s.gm > g else g
+    jleft = s.jfree - jnew
+    if not GROUP_VIABLE[s.gs + g, ngm, c.rest_group, min(jleft + s.frem - yf, 8)]:
+        return False, ngm, ZERO
+    if c.ahead >= 0 and c.last == 0 and lacking + GROUP_JOKERS[s.gs + g, ngm, s.later1, s.later2] > jleft + c.ahead:
+        return False, ngm, ZERO
+    if s.val + c.weight * x + (jv if c.joker_values != 0 else 0) + c.to_come < c.floor:
+        return False, ngm, ZERO
+    nv = ZERO
+    if c.threshold > 0:
+        nv = min(s.v + c.n * x + jv, c.threshold)
+        if nv + c.points_to_come < c.threshold:
+            return False, ngm, ZERO
+    return True, ngm, nv
+
+
 @njit(cache=True, inline="always")
 def _colour_moves(c, key, val, bits, moves):
-    """Colour step: how many of its type go down, into which runs (open, new, joker-led) and groups; returns how many
-    successors of the state it wrote."""
-    n = c[_C_N]
-    shift = c[_C_SHIFT]
-    tlo = c[_C_LO]
-    thi = c[_C_HI]
-    wt = c[_C_WT]
-    tbit = np.uint64(c[_C_TBIT])
-    avail1 = c[_C_AVAIL1]
-    avail2 = c[_C_AVAIL2]
-    rest_group = c[_C_REST_GROUP]
-    last = c[_C_LAST] != 0
-    fixed_n = c[_C_FIXED_N]
-    fix_next = c[_C_FIX_NEXT]
-    to_come = c[_C_TO_COME]
-    points_to_come = c[_C_POINTS]
-    jhi = c[_C_JHI]
-    floor = c[_C_FLOOR]
-    threshold = c[_C_THRESHOLD]
-    valued = c[_C_VALUED] != 0
-    joker_values = c[_C_JOKER_VALUES] != 0
-    vi = c[_C_VALUED]
-    clear = ~((np.int64(15) << shift) | (np.int64(63) << _F_J) | (np.int64(63) << _F_GS)
-              | (np.int64(511) << _F_P1) | (np.int64(255) << _F_V))
-    pair = (key >> shift) & 15
-    ra = PAIRS[pair, 0]
-    rb = PAIRS[pair, 1]
-    jused = (key >> _F_J) & 7
-    rcap = (key >> _F_R) & 7
-    gs = (key >> _F_GS) & 15
-    gm = (key >> _F_GM) & 3
-    p1 = (key >> _F_P1) & 7
-    p2 = (key >> _F_P2) & 7
-    fu = (key >> _F_FU) & 7
-    v = (key >> _F_V) & 255
-    frem = fixed_n - fu  # fixed jokers of this number still to place
-    jfree = c[_C_JFREE] - jused
-    if jfree < 0:
-        jfree = 0
-    base_key = key & clear
-    ahead = c[_C_AHEAD]
-    others, later1, later2 = _lacking(c, key, shift) if ahead >= 0 else (ZERO, ZERO, ZERO)
+    """Colour step: how many of its type go down, into which runs (open, new, joker-led) and groups; returns how
+    many successors of the state it wrote. The loops go by the open runs continued (``cont``), the jokers that
+    continue them or head joker-only runs given a piece (``yu``), the new runs (``w``, a row of ``NEW_RUNS``),
+    the pieces put in groups (``g``) and, at the last colour of a number, the groups' jokers (``jg``)."""
+    s = _colour_state(c, key, val)
+    if s.fewest > c.hi:
+        return 0
+    joker_values = c.joker_values != 0
     count = 0
-    # the floor asks for this many pieces of t at least (jokers' values aside, which only raise it)
-    xlo = tlo
-    lack = floor - val - to_come
-    if lack > 0 and not joker_values:
-        if wt <= 0:
-            return 0
-        xlo = max(tlo, (lack + wt - 1) // wt)
-        if xlo > thi:
-            return 0
     for cont in range(4):
-        ca = cont & 1
-        cb = (cont >> 1) & 1
-        if ca and ra == 0:
+        ok, k, nclose, n_a, n_b = _continued(cont, s.ra, s.rb, c.n)
+        if not ok:
             continue
-        if cb and rb == 0:
-            continue
-        if not ca and 0 < ra < 3:
-            continue
-        if not cb and 0 < rb < 3:
-            continue
-        if ra == rb and cont == 2:
-            continue
-        k = ca + cb
-        nclose = (1 if (ra == 3 and not ca) else 0) + (1 if (rb == 3 and not cb) else 0)
-        n_a = min(ra + 1, 3) if ca else 0
-        n_b = min(rb + 1, 3) if cb else 0
-        if (0 < n_a < 3 and n + 3 - n_a > 13) or (0 < n_b < 3 and n + 3 - n_b > 13):
-            continue
-        room0 = nclose * (14 - n)
         # y jokers continue runs (yf of them fixed), u1/u2 joker-only runs get their first piece
-        ny = min(k, jfree + frem) + 1
-        n1 = min(p1, 2) + 1
-        for yu in range(ny * n1 * (min(p2, 2) + 1)):
+        ny = min(k, s.jfree + s.frem) + 1
+        n1 = min(s.p1, 2) + 1
+        for yu in range(ny * n1 * (min(s.p2, 2) + 1)):
             y = yu % ny
             u1 = (yu // ny) % n1
             u2 = yu // (ny * n1)
             ku = k + u1 + u2
             if ku > 2:
                 continue
-            yf = min(y, frem)  # fixed first: jokers at one number can trade places
-            if y - yf > jfree:
+            yf = min(y, s.frem)  # fixed first: jokers at one number can trade places
+            if y - yf > s.jfree:
                 continue
             for w in range(NEW_RUNS.shape[0]):
                 m = NEW_RUNS[w, 0]
                 if ku + m > 2:
                     break
                 real = k - y + m + u1 + u2
-                if real > thi:
+                if real > c.hi:
                     break  # rows go by count of new runs
-                if real + 2 < xlo or not NEW_RUN_INFO[vi, n, _W_OK, w]:
+                ok, jnew, jv, lacking, npair, nr = _runs_after(c, s, w, (k, nclose, n_a, n_b), (y, yf, u1, u2), real)
+                if not ok:
                     continue
-                jnew = y - yf + NEW_RUN_INFO[vi, n, _W_JOKERS, w]
-                if jnew > jfree:
-                    continue
-                room = 0 if valued else room0 + NEW_RUN_INFO[vi, n, _W_ROOM, w]
-                jv = y * n + NEW_RUN_INFO[vi, n, _W_JVAL, w] if valued else 0
-                plain = NEW_RUN_INFO[vi, n, _W_PLAIN, w]
-                l0 = n_a
-                l1 = n_b
-                for e in range(m + u1 + u2):
-                    ln = NEW_RUN_INFO[vi, n, _W_LEN + e, w] if e < m else (2 if e < m + u1 else 3)
-                    if l0 == 0:
-                        l0 = ln
-                    else:
-                        l1 = ln
-                # a run closing where a plain one of its colour starts is one longer
-                # run; that matters only while the room is short
-                if plain > 0 and nclose > 0 and rcap == jhi:
-                    continue
-                if l0 == 0 and l1 > 0:
-                    l0 = l1
-                    l1 = 0
-                short = (1 if 0 < l0 < 3 else 0) + (1 if 0 < l1 < 3 else 0)
-                ones = (1 if l0 == 1 else 0) + (1 if l1 == 1 else 0)
-                if max(short - avail1, 0) + max(ones - avail2, 0) > jfree - jnew + fix_next:
-                    continue
-                lacking = others + max(short - avail1, 0) + max(ones - avail2, 0)
-                npair = PAIR_INDEX[l0, l1]
-                nr = rcap + jnew + room
-                if nr > jhi:
-                    nr = jhi
                 for g in range(3):
                     x = real + g
-                    if x < xlo:
+                    if x < s.fewest:
                         continue
-                    if x > thi:
+                    if x > c.hi:
                         break
-                    ngm = gm if gm > g else g
-                    if not GROUP_VIABLE[gs + g, ngm, rest_group, min(jfree - jnew + frem - yf, 8)]:
+                    ok, ngm, nv = _groups_fit(c, s, g, x, jnew, jv, lacking, yf)
+                    if not ok:
                         continue
-                    if ahead >= 0 and not last and (lacking + GROUP_JOKERS[gs + g, ngm, later1, later2]
-                                                    > jfree - jnew + ahead):
-                        continue
-                    jo = jv if joker_values else 0
-                    if val + wt * x + jo + to_come < floor:
-                        continue
-                    nv = 0
-                    if threshold > 0:
-                        nv = min(v + n * x + jv, threshold)
-                        if nv + points_to_come < threshold:
-                            continue
-                    nbits = bits
-                    if x > tlo:
-                        nbits |= tbit
+                    gain = val + c.weight * x + (jv if joker_values else 0)
+                    nbits = bits | np.uint64(c.type_bit) if x > c.lo else bits
                     opt = cont | (y << 2) | (w << 4) | (g << 8) | (x << 10) | (u1 << 16) | (u2 << 18)
-                    if not last:
-                        moves[count, 0] = (base_key | (npair << shift) | ((jused + jnew) << _F_J) | (nr << _F_R)
-                                        | ((gs + g) << _F_GS) | (ngm << _F_GM) | ((p1 - u1) << _F_P1)
-                                        | ((p2 - u2) << _F_P2) | ((fu + yf) << _F_FU) | (nv << _F_V))
-                        moves[count, 1] = val + wt * x + jo
+                    if c.last == 0:
+                        moves[count, 0] = (s.base_key | (npair << c.shift) | ((s.jused + jnew) << _F_J) | (nr << _F_R)
+                                           | ((s.gs + g) << _F_GS) | (ngm << _F_GM) | ((s.p1 - u1) << _F_P1)
+                                           | ((s.p2 - u2) << _F_P2) | ((s.fu + yf) << _F_FU) | (nv << _F_V))
+                        moves[count, 1] = gain
                         moves[count, 2] = np.int64(nbits)
                         moves[count, 3] = opt
                         count += 1
                         continue
-                    # the last colour of the number: its groups take their jokers here, so the
-                    # layer before the group step (the largest) is never stored
-                    nbase = base_key | (npair << shift) | ((p1 - u1) << _F_P1) | ((p2 - u2) << _F_P2)
-                    for jg in range(jfree - jnew + 1):
-                        groom = GROUP_ROOM[gs + g, ngm, jg]
+                    # the last colour of the number: its groups take their jokers here, so the layer before the
+                    # group step (the largest) is never stored
+                    nbase = s.base_key | (npair << c.shift) | ((s.p1 - u1) << _F_P1) | ((s.p2 - u2) << _F_P2)
+                    for jg in range(s.jfree - jnew + 1):
+                        groom = GROUP_ROOM[s.gs + g, ngm, jg]
                         if groom < 0:
                             continue
-                        if ahead >= 0 and lacking > jfree - jnew - jg + ahead:
+                        if c.ahead >= 0 and lacking > s.jfree - jnew - jg + c.ahead:
                             break
-                        nr2 = nr + jg + (0 if valued else groom)
-                        if nr2 > jhi:
-                            nr2 = jhi
-                        nkey = nbase | ((jused + jnew + jg) << _F_J) | (nr2 << _F_R)
-                        if threshold > 0:
-                            nkey |= min(nv + jg * n, threshold) << _F_V
+                        nr2 = min(nr + jg + (0 if c.valued != 0 else groom), c.jhi)
+                        nkey = nbase | ((s.jused + jnew + jg) << _F_J) | (nr2 << _F_R)
+                        if c.threshold > 0:
+                            nkey |= min(nv + jg * c.n, c.threshold) << _F_V
                         moves[count, 0] = nkey
-                        moves[count, 1] = val + wt * x + jo + (jg * n if joker_values else 0)
+                        moves[count, 1] = gain + (jg * c.n if joker_values else 0)
                         moves[count, 2] = np.int64(nbits)
                         moves[count, 3] = opt | (jg << 13)
                         count += 1
@@ -489,11 +513,11 @@ def _colour_moves(c, key, val, bits, moves):
 @njit(cache=True, inline="always")
 def _joker_moves(c, key, val, bits, moves):
     """Joker step: how many jokers join the number's groups and start joker-only runs; returns successors written."""
-    n = c[_C_N]
-    jhi = c[_C_JHI]
-    threshold = c[_C_THRESHOLD]
-    valued = c[_C_VALUED] != 0
-    joker_values = c[_C_JOKER_VALUES] != 0
+    n = c.n
+    jhi = c.jhi
+    threshold = c.threshold
+    valued = c.valued != 0
+    joker_values = c.joker_values != 0
     jused = (key >> _F_J) & 7
     rcap = (key >> _F_R) & 7
     gs = (key >> _F_GS) & 15
@@ -501,13 +525,13 @@ def _joker_moves(c, key, val, bits, moves):
     pend = ((key >> _F_P1) & 7) + ((key >> _F_P2) & 7)
     if n == 13 and pend > 0:
         return 0  # joker-only runs that never got a piece (C4)
-    frem = c[_C_FIXED_N] - ((key >> _F_FU) & 7)
-    jfree = max(c[_C_JFREE] - jused, 0)
+    frem = c.fixed_n - ((key >> _F_FU) & 7)
+    jfree = max(c.jfree - jused, 0)
     base_key = key & ~((np.int64(63) << _F_J) | (np.int64(63) << _F_GS) | (np.int64(511) << _F_P1)
                        | (np.int64(255) << _F_V))
     v = (key >> _F_V) & 255
-    heads = 0 if n == 13 else frem + (jfree if c[_C_FREE_HEADS] else 0)
-    ahead = c[_C_AHEAD]
+    heads = 0 if n == 13 else frem + (jfree if c.free_heads else 0)
+    ahead = c.ahead
     lacking = _lacking(c, key, -1)[0] if ahead >= 0 else ZERO
     count = 0
     for knew in range(heads + 1):
@@ -541,7 +565,6 @@ def _moves(c, s, key, val, bits, moves):
     return _colour_moves(c, key, val, bits, moves)
 
 
-
 @njit(cache=True, inline="always")
 def _accepts(key, jlo, threshold):
     """A finished layout: no run left shorter than three, room for every joker that must go down, and (an
@@ -551,7 +574,6 @@ def _accepts(key, jlo, threshold):
         if PAIRS[pair, 0] in (1, 2) or PAIRS[pair, 1] in (1, 2):
             return False
     return ((key >> _F_R) & 7) >= jlo and ((key >> _F_V) & 255) >= threshold
-
 
 
 @njit(cache=True, inline="always")
@@ -564,4 +586,3 @@ def _idle(ctx, s, key):
     if s % 5 < 4:
         return ctx[s, _C_HI] == 0 and (key >> ctx[s, _C_SHIFT]) & 15 == 0
     return ctx[s, _C_FIXED_N] == 0 and ctx[s, _C_FREE_HEADS] == 0 and (key >> _F_P1) & 63 == 0
-

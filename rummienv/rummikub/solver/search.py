@@ -6,10 +6,12 @@ found to lead nowhere are kept in a memo. ``_search`` takes the numbers from bot
 
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
 from numba import njit
 
-from .programme import MOVES_CAP, PAIRS, _accepts, _contexts, _idle, _moves, _step_constants, colour_order
+from .programme import MOVES_CAP, PAIRS, Question, _accepts, _contexts, _idle, _moves, _step_constants, colour_order
 from .store import (
     _F_GS,
     _F_J,
@@ -96,6 +98,13 @@ PROBES = 4
 _F_SPACE, _F_SEARCH = 55, 57
 UP, DOWN, VALUED_UP = 0, 1, 2
 NO_EXTRA = np.int64(-1)  # the extra piece of a search no other search shares its table with (_memo)
+# The table searches keep their dead states in: its array, its size in bits and the stamp the searches that
+# share it read under (``_memo``).
+DeadStates = namedtuple("DeadStates", ("table", "bits", "stamp"))
+# One walk's view of that table (``_memo``): the table, and the tags of the dead states all searches of the
+# stamp share and of those only searches for the same extra piece do, and the sub-step after which a dead
+# state is shared.
+Memo = namedtuple("Memo", ("table", "bits", "stamp", "shared", "own", "extra_step"))
 
 
 @njit(cache=True)
@@ -109,8 +118,9 @@ def _step_of(order, t):
 
 
 @njit(cache=True)
-def exists(lo, hi, jlo, jhi, fixed, valued, threshold, budget, order, memo, s_key, path_buf, witness_out):
-    """Whether some legal layout uses ``lo..hi`` of each type and ``jlo..jhi`` jokers: FOUND (its witness row,
+def exists(q, budget, order, memo, store, path_buf, witness_out):
+    """Whether some legal layout meets question ``q`` (``lo..hi`` of each type, ``jlo..jhi`` jokers, worth an
+    opening's threshold where it is ``valued``): FOUND (its witness row,
     as ``_record_witnesses`` keeps them, in ``witness_out``), NOT_FOUND, or UNKNOWN after ``budget`` states;
     and the states it expanded.
 
@@ -118,15 +128,14 @@ def exists(lo, hi, jlo, jhi, fixed, valued, threshold, budget, order, memo, s_ke
     along one path and its dead ends, where the forward pass builds every layer. Each state's moves are tried
     closest to finishing first (``_promise``). States that led nowhere are kept in the table ``memo`` names
     (``_memo``, a cache), so a no visits most states once, and the budget bounds the worst case; the caller
-    falls back to the passes when it runs out. The walk keeps its moves in ``s_key``; ``order`` is the colour
-    order it takes.
+    falls back to the passes when it runs out. The walk keeps its moves in the store's key column and its
+    path in ``path_buf``; ``order`` is the colour order it takes.
     """
     ht, hb, stamp, shared, own, extra_step = memo
-    ctx = _contexts(lo, hi, jhi, jhi, np.zeros(52, dtype=np.int64), ZERO, np.uint64(0), valued, threshold, fixed,
-                    order, NO_FLOOR, NO)
+    ctx = _contexts(q, np.zeros(52, dtype=np.int64), q.jhi, ZERO, np.uint64(0), NO_FLOOR, order, NO)
     count = np.empty(SUBSTEPS, dtype=np.int64)
     pos = np.zeros(SUBSTEPS, dtype=np.int64)
-    stack = s_key[:SUBSTEPS * MOVES_CAP * 4].reshape((SUBSTEPS, MOVES_CAP, 4))  # the moves of each level
+    stack = store.key[:SUBSTEPS * MOVES_CAP * 4].reshape((SUBSTEPS, MOVES_CAP, 4))  # the moves of each level
     count[0] = _moves(_step_constants(ctx, 0), 0, 0, 0, np.uint64(0), stack[0])
     _by_promise(stack[0], count[0])
     nodes = 1
@@ -144,7 +153,7 @@ def exists(lo, hi, jlo, jhi, fixed, valued, threshold, budget, order, memo, s_ke
         path_buf[d] = stack[d, pos[d], 3]
         pos[d] += 1
         if d == SUBSTEPS - 1:
-            if _accepts(key, jlo, threshold):
+            if _accepts(key, q.jlo, q.threshold):
                 _witness_row(path_buf, order, key, witness_out)
                 return FOUND, nodes
             continue
@@ -189,8 +198,8 @@ def _orders(lo, hi):
 
 
 @njit(cache=True, inline="always")
-def _memo(ht, hb, stamp, space, orders, extra):
-    """The dead-state table of one walk (see ``exists``) among searches that share ``stamp``.
+def _memo(dead, space, orders, extra):
+    """The dead-state table of one walk (see ``exists``) among the searches that share ``dead``'s stamp.
 
     The searches of a turn ask for a layout of the pieces staged (never fewer as the turn goes on) and one
     piece more, of type ``extra`` (52: a joker; ``NO_EXTRA``: no other search shares the table). A state that led
@@ -205,11 +214,11 @@ def _memo(ht, hb, stamp, space, orders, extra):
         step = _step_of(orders[DOWN], (extra // 13) * 13 + 12 - extra % 13)
     else:
         step = _step_of(orders[UP], extra)
-    return ht, hb, stamp, shared, shared | (np.int64(extra + 1) << _F_SEARCH), step
+    return Memo(dead.table, dead.bits, dead.stamp, shared, shared | (np.int64(extra + 1) << _F_SEARCH), step)
 
 
 @njit(cache=True)
-def _layout_exists(lo, hi, jlo, jhi, fixed, budget, orders, ht, hb, stamp, extra, s_key, path_buf, found):
+def _layout_exists(q, budget, orders, dead, extra, store, path_buf, found):
     """``exists`` for any layout (no opening's value), walking the numbers from 13 down and from 1 up in
     turn, each walk given four times the states of the last before the other starts again.
 
@@ -220,27 +229,29 @@ def _layout_exists(lo, hi, jlo, jhi, fixed, budget, orders, ht, hb, stamp, extra
     cheaper walk's; from the top first, as it was the cheaper on the whole. A walk starting again keeps the
     dead states of its direction's walks before.
     """
+    fixed = q.fixed
     lo_m, hi_m, fixed_m = np.empty(52, dtype=np.int64), np.empty(52, dtype=np.int64), np.empty_like(fixed)
-    _mirror(lo, lo_m)
-    _mirror(hi, hi_m)
+    _mirror(q.lo, lo_m)
+    _mirror(q.hi, hi_m)
     fixed_m[0] = fixed[0]
     for n in range(1, 14):
         fixed_m[n] = fixed[14 - n]
-    down = _memo(ht, hb, stamp, DOWN, orders, extra)
-    up = _memo(ht, hb, stamp, UP, orders, extra)
+    from_top = Question(lo_m, hi_m, q.jlo, q.jhi, fixed_m, NO, ZERO)
+    from_bottom = Question(q.lo, q.hi, q.jlo, q.jhi, q.fixed, NO, ZERO)
+    down = _memo(dead, DOWN, orders, extra)
+    up = _memo(dead, UP, orders, extra)
     spent = 0
     turn = FIRST_WALK
     while spent < budget:
         walk = min(turn, budget - spent)
-        answer, used = exists(lo_m, hi_m, jlo, jhi, fixed_m, NO, ZERO, walk, orders[DOWN], down, s_key, path_buf,
-                              found)
+        answer, used = exists(from_top, walk, orders[DOWN], down, store, path_buf, found)
         spent += used
         if answer == FOUND:
             _mirror(found[:52].copy(), found)
         if answer != UNKNOWN or spent >= budget:
             return answer, spent
         walk = min(turn, budget - spent)
-        answer, used = exists(lo, hi, jlo, jhi, fixed, NO, ZERO, walk, orders[UP], up, s_key, path_buf, found)
+        answer, used = exists(from_bottom, walk, orders[UP], up, store, path_buf, found)
         spent += used
         if answer != UNKNOWN:
             return answer, spent
@@ -249,45 +260,42 @@ def _layout_exists(lo, hi, jlo, jhi, fixed, budget, orders, ht, hb, stamp, extra
 
 
 @njit(cache=True)
-def _search(lo, hi, jlo, jhi, fixed, valued, threshold, budget, orders, ht, hb, stamp, extra, s_key, path_buf,
-            found):
+def _search(q, budget, orders, dead, extra, store, path_buf, found):
     """``exists``, asked first without an opening's value: the value multiplies the states, and a layout of
     the pieces asked for is mostly worth the threshold once sets of the rest are added (``_raise_value``),
-    while with no layout at all there is no opening either. The walks keep their dead states in ``ht`` under
-    ``stamp`` (``_memo``)."""
-    if valued and threshold <= 0:
-        return exists(lo, hi, jlo, jhi, fixed, valued, threshold, budget, orders[UP],
-                      _memo(ht, hb, stamp, VALUED_UP, orders, extra), s_key, path_buf, found)
-    answer, spent = _layout_exists(lo, hi, jlo, jhi, fixed, budget, orders, ht, hb, stamp, extra, s_key, path_buf,
-                                   found)
-    if not valued or answer != FOUND or _raise_value(found, hi, jlo, threshold):
+    while with no layout at all there is no opening either. The walks keep their dead states in ``dead``'s
+    table (``_memo``); ``extra`` is the piece the search asks for beyond the staged ones."""
+    if q.valued and q.threshold <= 0:
+        return exists(q, budget, orders[UP], _memo(dead, VALUED_UP, orders, extra), store, path_buf, found)
+    answer, spent = _layout_exists(q, budget, orders, dead, extra, store, path_buf, found)
+    if not q.valued or answer != FOUND or _raise_value(found, q.hi, q.jlo, q.threshold):
         return answer, spent
-    more, spent_more = exists(lo, hi, jlo, jhi, fixed, valued, threshold, budget - spent, orders[UP],
-                              _memo(ht, hb, stamp, VALUED_UP, orders, extra), s_key, path_buf, found)
+    more, spent_more = exists(q, budget - spent, orders[UP], _memo(dead, VALUED_UP, orders, extra), store, path_buf,
+                              found)
     return more, spent + spent_more
 
 
 @njit(cache=True)
-def _lone_search(lo, hi, jlo, jhi, fixed, valued, threshold, budget, store, path_buf, found):
+def _lone_search(q, budget, store, path_buf, found):
     """``_search`` of a question no other search shares, with a table of its own (the store's hash table)."""
     ht = store.hash_table
-    stamp = _fresh_stamp(ht, store.stamp)
-    return _search(lo, hi, jlo, jhi, fixed, valued, threshold, budget, _orders(lo, hi), ht, _hash_bits(budget),
-                   stamp, NO_EXTRA, store.key, path_buf, found)
+    dead = DeadStates(ht, _hash_bits(budget), _fresh_stamp(ht, store.stamp))
+    return _search(q, budget, _orders(q.lo, q.hi), dead, NO_EXTRA, store, path_buf, found)
 
 
 @njit(cache=True)
-def play_path(lo, jlo, fixed, valued, threshold, store):
-    """The choices (in ``path_buf``) of a layout of exactly ``lo`` and ``jlo`` jokers found by the search,
-    and the key of its last state holding its jokers placed and room; (UNKNOWN, 0) when the budget runs out,
-    (NOT_FOUND, 0) when there is none. The layout a commit lays down, for a play known legal: the search
-    finds one at once where the best play's passes build every layer."""
+def play_path(question, store):
+    """The choices (in ``store.path``) of a layout of exactly the pieces of ``question`` (a plain tuple of
+    ``programme.Question``'s fields whose ``lo`` and ``hi`` agree, as do ``jlo`` and ``jhi``) found by the
+    search, and the key of its last state holding its jokers placed and room; (UNKNOWN, 0) when the budget
+    runs out, (NOT_FOUND, 0) when there is none. The layout a commit lays down, for a play known legal: the
+    search finds one at once where the best play's passes build every layer."""
+    q = Question(*question)
     found = np.empty(54, dtype=np.int64)
-    orders = _orders(lo, lo)
+    orders = _orders(q.lo, q.lo)
     ht = store.hash_table
-    memo = _memo(ht, _hash_bits(LEGAL_BUDGET), _fresh_stamp(ht, store.stamp), UP, orders, NO_EXTRA)
-    answer, _ = exists(lo, lo, jlo, jlo, fixed, valued, threshold, LEGAL_BUDGET, orders[UP], memo, store.key,
-                       store.path, found)
+    memo = _memo(DeadStates(ht, _hash_bits(LEGAL_BUDGET), _fresh_stamp(ht, store.stamp)), UP, orders, NO_EXTRA)
+    answer, _ = exists(q, LEGAL_BUDGET, orders[UP], memo, store, store.path, found)
     if answer != FOUND:
         return answer, np.int64(0)
     return answer, (found[52] << _F_J) | (found[53] << _F_R)
