@@ -158,7 +158,8 @@ def _ask(search: str, more: np.ndarray, hi: np.ndarray, fixed: np.ndarray, value
     q = programme.Question(more[:52], hi[:52], more[JOKER], hi[JOKER], fixed, valued, threshold)
     if search == "exists":
         orders = walks._orders(more[:52], hi[:52])
-        dead = walks.DeadStates(ws.hash_table, store._hash_bits(budget), store._fresh_stamp(ws.hash_table, ws.stamp))
+        stamp = store._fresh_stamp(ws.hash_table, ws.stamp)
+        dead = walks.DeadStates(ws.hash_table, store._hash_bits_for(budget), stamp)
         args = (q, budget, orders[walks.UP], walks._memo(dead, walks.UP, orders, -1))
     else:
         orders, stamp = shared

@@ -12,7 +12,7 @@ import numpy as np
 from rummienv.tiles import JOKER, NUMBERS
 
 from .programme import NEW_RUNS, colour_order
-from .store import _F_J, _F_R
+from .store import joker_room, jokers_placed
 
 
 @dataclass
@@ -40,7 +40,7 @@ def rebuild(key: int, opts: list[int], jlo: int, joker_weight: int, lo: np.ndarr
              fixed: np.ndarray) -> Layout:
     """Replay the programme's choices (``opts``, one per sub-step), then add the spare jokers where there is
     room."""
-    reach = (key >> _F_R) & 7
+    reach = joker_room(key)
     done: list[list[int]] = []
     groups: list[list[int]] = []
     runs: list[list[list[int]]] = [[] for _ in range(4)]
@@ -77,7 +77,7 @@ def rebuild(key: int, opts: list[int], jlo: int, joker_weight: int, lo: np.ndarr
     for c in range(4):
         done += runs[c]
     placed -= int(fixed.sum())  # the jokers fixed to a number were placed too; the state counts the others
-    assert placed == (key >> _F_J) & 7
+    assert placed == jokers_placed(key)
     spare = reach - placed if joker_weight >= 0 else max(0, jlo - placed)
     for _ in range(spare):
         for run in done:

@@ -62,7 +62,7 @@ from .store import (
     _F_P2,
     _F_R,
     _F_V,
-    HB_MAX,
+    HASH_BITS_MAX,
     NO,
     NO_FLOOR,
     ONE,
@@ -72,9 +72,13 @@ from .store import (
     _fresh_stamp,
     _fslot,
     _get,
-    _hash_bits,
+    _hash_bits_for,
     _rehash,
     _slot,
+    joker_room,
+    jokers_placed,
+    run_pair,
+    value_laid,
 )
 from .witnesses import _witness_row
 
@@ -102,23 +106,23 @@ def _idle_layer(ctx, step, s_key, begin, end):
 def _key_filter(s_key, begin, end):
     """A bit filter of the layer's keys, small enough for the nearest cache, and its size in bits: most
     covering states ``_prune`` looks for do not exist, and the filter says so without a probe of the table."""
-    fb = 12
-    while (np.int64(1) << fb) < 8 * (end - begin) and fb < 24:
-        fb += 1
-    filt = np.zeros(np.int64(1) << (fb - 6), dtype=np.uint64)
+    filter_bits = 12
+    while (np.int64(1) << filter_bits) < 8 * (end - begin) and filter_bits < 24:
+        filter_bits += 1
+    layer_filter = np.zeros(np.int64(1) << (filter_bits - 6), dtype=np.uint64)
     for i in range(begin, end):
-        f = _fslot(s_key[i], fb)
-        filt[f >> 6] |= np.uint64(1) << np.uint64(f & 63)
-    return filt, fb
+        f = _fslot(s_key[i], filter_bits)
+        layer_filter[f >> 6] |= np.uint64(1) << np.uint64(f & 63)
+    return layer_filter, filter_bits
 
 
 @njit(cache=True, inline="always")
-def _stored(key, filt, fb, ht, hb, stamp):
+def _stored(key, layer_filter, filter_bits, hash_table, hash_bits, stamp):
     """The store slot of ``key`` if the layer holds it, else -1; the filter answers most misses."""
-    f = _fslot(key, fb)
-    if not (filt[f >> 6] >> np.uint64(f & 63)) & np.uint64(1):
+    f = _fslot(key, filter_bits)
+    if not (layer_filter[f >> 6] >> np.uint64(f & 63)) & np.uint64(1):
         return -1
-    return _get(key, ht, hb, stamp, np.int64(1) << hb)
+    return _get(key, hash_table, hash_bits, stamp, np.int64(1) << hash_bits)
 
 
 @njit(cache=True, inline="always")
@@ -129,38 +133,39 @@ def _as_good(by_bits, bits, other_bits, value, other_value):
 
 
 @njit(cache=True)
-def _prune(begin, end, jhi, threshold, by_bits, hb, stamp, store):
+def _prune(begin, end, jhi, threshold, by_bits, hash_bits, stamp, store):
     """Drop the states of layer ``begin:end`` that another covers; returns the new end.
 
     Covering: the same open runs and group pieces, no more jokers placed and an R as large; or open runs of
     one colour that cover these one to one (``DOMINATED_BY``) with J and R equal; or (an opening) the same
     state with its threshold reached; and a value as good (best play) or the used-type bits a superset
-    (mask, ``by_bits``). The layer's states are in the hash table under ``stamp`` (``hb`` bits).
+    (mask, ``by_bits``). The layer's states are in the hash table under ``stamp`` (``hash_bits`` bits).
     """
     # the store's arrays, read once here: numba counts a reference, atomically, each time one is read from the
     # store or handed to a function, and a pass prunes every layer
-    ht = store.hash_table
+    hash_table = store.hash_table
     s_key = store.key
     s_val = store.value
     s_bits = store.bits
     s_parent = store.parent
     s_opt = store.option
-    filt, fb = _key_filter(s_key, begin, end)
+    layer_filter, filter_bits = _key_filter(s_key, begin, end)
     for i in range(begin, end):
         key = s_key[i]
-        jj = (key >> _F_J) & 7
-        rr = (key >> _F_R) & 7
+        placed = jokers_placed(key)
+        room = joker_room(key)
         rest = key & ~(np.int64(63) << _F_J)
         dead = False
-        if ((key >> _F_V) & 255) < threshold:
+        if value_laid(key) < threshold:
             full = (key & ~(np.int64(255) << _F_V)) | (np.int64(threshold) << _F_V)
-            j = _get(full, ht, hb, stamp, np.int64(1) << hb)
+            j = _get(full, hash_table, hash_bits, stamp, np.int64(1) << hash_bits)
             dead = j >= 0 and _as_good(by_bits, s_bits[i], s_bits[j], s_val[i], s_val[j])
-        for ja in range(0 if dead else jj + 1):  # fewer jokers placed, as much room
-            for ra in range(max(rr, ja), jhi + 1):
-                if ja == jj and ra == rr:
+        for fewer in range(0 if dead else placed + 1):  # fewer jokers placed, as much room
+            for more_room in range(max(room, fewer), jhi + 1):
+                if fewer == placed and more_room == room:
                     continue
-                j = _stored(rest | (np.int64(ja) << _F_J) | (np.int64(ra) << _F_R), filt, fb, ht, hb, stamp)
+                covering = rest | (np.int64(fewer) << _F_J) | (np.int64(more_room) << _F_R)
+                j = _stored(covering, layer_filter, filter_bits, hash_table, hash_bits, stamp)
                 if j >= 0 and _as_good(by_bits, s_bits[i], s_bits[j], s_val[i], s_val[j]):
                     dead = True
                     break
@@ -169,12 +174,12 @@ def _prune(begin, end, jhi, threshold, by_bits, hb, stamp, store):
         for c in range(0 if dead else 4):  # longer open runs of one colour
             shift = 4 * c
             other = key & ~(np.int64(15) << shift)
-            pair = (key >> shift) & 15
+            pair = run_pair(key, shift)
             for k in range(DOMINATED_BY.shape[1]):
                 q = DOMINATED_BY[pair, k]
                 if q < 0:
                     break
-                j = _stored(other | (q << shift), filt, fb, ht, hb, stamp)
+                j = _stored(other | (q << shift), layer_filter, filter_bits, hash_table, hash_bits, stamp)
                 if j >= 0 and _as_good(by_bits, s_bits[i], s_bits[j], s_val[i], s_val[j]):
                     dead = True
                     break
@@ -203,9 +208,9 @@ def forward(q, weight, by_bits, jcap, floor, joker_bonus, known, store):
     used-type bit) rather than for the best value."""
     # the store's arrays, read once here: numba counts a reference, atomically, each time one is read from the
     # store or handed to a function, and the loop below visits every successor of the pass
-    ht, layer_start, skip = store.hash_table, store.layer_start, store.skipped
+    hash_table, layer_start, skip = store.hash_table, store.layer_start, store.skipped
     s_key, s_val, s_bits, s_parent, s_opt = store.key, store.value, store.bits, store.parent, store.option
-    stamp = _fresh_stamp(ht, store.stamp)
+    stamp = _fresh_stamp(hash_table, store.stamp)
     s_key[0], s_val[0], s_bits[0], s_parent[0], s_opt[0] = 0, 0, 0, -1, 0  # the empty layout
     top = ONE
     layer_start[0] = 0
@@ -219,7 +224,7 @@ def forward(q, weight, by_bits, jcap, floor, joker_bonus, known, store):
             continue
         skip[step + 1] = 0
         stamp += 1
-        hb = _hash_bits(end - begin)
+        hash_bits = _hash_bits_for(end - begin)
         c = _step_constants(ctx, step)
         for i in range(begin, end):
             count = _moves(c, step, s_key[i], s_val[i], s_bits[i], moves)
@@ -228,12 +233,12 @@ def forward(q, weight, by_bits, jcap, floor, joker_bonus, known, store):
             # and the hash table cost a third of the pass that way
             for j in range(count):
                 key = moves[j, 0]
-                h = _slot(key, hb)
+                h = _slot(key, hash_bits)
                 while True:
-                    e = ht[2 * h + 1]
+                    e = hash_table[2 * h + 1]
                     if (e >> 32) != stamp:  # a new state
-                        ht[2 * h] = key
-                        ht[2 * h + 1] = (stamp << 32) | top
+                        hash_table[2 * h] = key
+                        hash_table[2 * h + 1] = (stamp << 32) | top
                         s_key[top] = key
                         s_val[top] = moves[j, 1]
                         s_bits[top] = np.uint64(moves[j, 2])
@@ -242,14 +247,14 @@ def forward(q, weight, by_bits, jcap, floor, joker_bonus, known, store):
                         top += 1
                         if top >= s_key.shape[0] - 1:
                             return -1
-                        if 2 * (top - end) > (np.int64(1) << hb):  # the layer outgrows its table
-                            if hb >= HB_MAX:
+                        if 2 * (top - end) > (np.int64(1) << hash_bits):  # the layer outgrows its table
+                            if hash_bits >= HASH_BITS_MAX:
                                 return -1
-                            hb += 1
+                            hash_bits += 1
                             stamp += 1
-                            _rehash(end, top, ht, hb, stamp, s_key)
+                            _rehash(end, top, hash_table, hash_bits, stamp, s_key)
                         break
-                    if ht[2 * h] == key:  # a state met before: keep the better path, and every used type
+                    if hash_table[2 * h] == key:  # a state met before: keep the better path, and every used type
                         slot = e & 0xFFFFFFFF
                         s_bits[slot] |= np.uint64(moves[j, 2])
                         if moves[j, 1] > s_val[slot]:
@@ -257,8 +262,8 @@ def forward(q, weight, by_bits, jcap, floor, joker_bonus, known, store):
                             s_parent[slot] = i
                             s_opt[slot] = moves[j, 3]
                         break
-                    h = (h + 1) & ((np.int64(1) << hb) - 1)
-        top = _prune(end, top, q.jhi, q.threshold, by_bits, hb, stamp, store)
+                    h = (h + 1) & ((np.int64(1) << hash_bits) - 1)
+        top = _prune(end, top, q.jhi, q.threshold, by_bits, hash_bits, stamp, store)
         layer_start[step + 1] = end
         begin, end = end, top
     layer_start[SUBSTEPS + 1] = top
@@ -281,8 +286,8 @@ def summarise(jlo, joker_weight, threshold, store):
         key = s_key[i]
         if not _accepts(key, jlo, threshold):
             continue
-        jused = (key >> _F_J) & 7
-        rcap = (key >> _F_R) & 7
+        jused = jokers_placed(key)
+        rcap = joker_room(key)
         bits |= s_bits[i]
         if rcap > jlo:
             joker_more = True
@@ -326,7 +331,7 @@ def _one_pass(q, weight, joker_weight, jcap, floor, bonus, store):
     if best < 0:
         return -1, NO_FLOOR
     key = store.key[best]
-    jokers = (key >> _F_R) & 7 if joker_weight >= 0 else max((key >> _F_J) & 7, q.jlo)
+    jokers = joker_room(key) if joker_weight >= 0 else max(jokers_placed(key), q.jlo)
     return best, store.value[best] + joker_weight * jokers
 
 

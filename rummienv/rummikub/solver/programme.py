@@ -45,7 +45,26 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from .store import _F_FU, _F_GM, _F_GS, _F_J, _F_P1, _F_P2, _F_R, _F_V, SUBSTEPS, ZERO
+from .store import (
+    _F_FU,
+    _F_GM,
+    _F_GS,
+    _F_J,
+    _F_P1,
+    _F_P2,
+    _F_R,
+    _F_V,
+    SUBSTEPS,
+    ZERO,
+    fixed_placed,
+    group_most,
+    group_pieces,
+    joker_room,
+    joker_runs,
+    jokers_placed,
+    run_pair,
+    value_laid,
+)
 
 # Unordered pairs (a >= b) of open-run lengths of one colour, and their index.
 PAIRS = np.array([(a, b) for a in range(4) for b in range(a + 1)], dtype=np.int64)
@@ -313,7 +332,7 @@ def _lacking(c, key, skip_shift):
     for k in range(4):
         if 4 * k == skip_shift:
             continue
-        pair = (key >> (4 * k)) & 15
+        pair = run_pair(key, 4 * k)
         short += max(SHORT_RUNS[pair] - c.next1[k], 0) + max(SINGLE_RUNS[pair] - c.next2[k], 0)
         spare = c.later[k] - SHORT_RUNS[pair]
         ones += spare == 1
@@ -335,17 +354,18 @@ def _colour_state(c, key, val):
     """The ``ColourState`` of ``key`` (value ``val``) at the colour step of constants ``c``."""
     clear = ~((np.int64(15) << c.shift) | (np.int64(63) << _F_J) | (np.int64(63) << _F_GS)
               | (np.int64(511) << _F_P1) | (np.int64(255) << _F_V))
-    pair = (key >> c.shift) & 15
-    jused = (key >> _F_J) & 7
-    fu = (key >> _F_FU) & 7
+    pair = run_pair(key, c.shift)
+    jused = jokers_placed(key)
+    fu = fixed_placed(key)
     others, later1, later2 = _lacking(c, key, c.shift) if c.ahead >= 0 else (ZERO, ZERO, ZERO)
     # the floor asks for this many pieces of the type at least (jokers' values aside, which only raise it)
     fewest = c.lo
     lack = c.floor - val - c.to_come
     if lack > 0 and c.joker_values == 0:
         fewest = max(c.lo, (lack + c.weight - 1) // c.weight) if c.weight > 0 else c.hi + 1
-    return ColourState(PAIRS[pair, 0], PAIRS[pair, 1], jused, (key >> _F_R) & 7, (key >> _F_GS) & 15,
-                       (key >> _F_GM) & 3, (key >> _F_P1) & 7, (key >> _F_P2) & 7, fu, (key >> _F_V) & 255,
+    p1, p2 = joker_runs(key)
+    return ColourState(PAIRS[pair, 0], PAIRS[pair, 1], jused, joker_room(key), group_pieces(key),
+                       group_most(key), p1, p2, fu, value_laid(key),
                        c.fixed_n - fu, max(c.jfree - jused, 0), key & clear, others, later1, later2, val, fewest)
 
 
@@ -518,18 +538,19 @@ def _joker_moves(c, key, val, bits, moves):
     threshold = c.threshold
     valued = c.valued != 0
     joker_values = c.joker_values != 0
-    jused = (key >> _F_J) & 7
-    rcap = (key >> _F_R) & 7
-    gs = (key >> _F_GS) & 15
-    gm = (key >> _F_GM) & 3
-    pend = ((key >> _F_P1) & 7) + ((key >> _F_P2) & 7)
+    jused = jokers_placed(key)
+    rcap = joker_room(key)
+    gs = group_pieces(key)
+    gm = group_most(key)
+    p1, p2 = joker_runs(key)
+    pend = p1 + p2
     if n == 13 and pend > 0:
         return 0  # joker-only runs that never got a piece (C4)
-    frem = c.fixed_n - ((key >> _F_FU) & 7)
+    frem = c.fixed_n - fixed_placed(key)
     jfree = max(c.jfree - jused, 0)
     base_key = key & ~((np.int64(63) << _F_J) | (np.int64(63) << _F_GS) | (np.int64(511) << _F_P1)
                        | (np.int64(255) << _F_V))
-    v = (key >> _F_V) & 255
+    v = value_laid(key)
     heads = 0 if n == 13 else frem + (jfree if c.free_heads else 0)
     ahead = c.ahead
     lacking = _lacking(c, key, -1)[0] if ahead >= 0 else ZERO
@@ -570,10 +591,10 @@ def _accepts(key, jlo, threshold):
     """A finished layout: no run left shorter than three, room for every joker that must go down, and (an
     opening) the threshold reached."""
     for c in range(4):
-        pair = (key >> (4 * c)) & 15
+        pair = run_pair(key, 4 * c)
         if PAIRS[pair, 0] in (1, 2) or PAIRS[pair, 1] in (1, 2):
             return False
-    return ((key >> _F_R) & 7) >= jlo and ((key >> _F_V) & 255) >= threshold
+    return joker_room(key) >= jlo and value_laid(key) >= threshold
 
 
 @njit(cache=True, inline="always")
@@ -581,8 +602,9 @@ def _idle(ctx, s, key):
     """Sub-step ``s`` can only pass ``key`` on unchanged (option 0), as ``_moves`` would: a colour step with no
     piece of its type and no open run of its colour, or a joker step with no fixed joker, no joker-only run
     to head or carry; in either, no group begun and no opening's value to check. Most of a walk's steps."""
-    if ctx[s, _C_THRESHOLD] > 0 or (key >> _F_GS) & 15 != 0:
+    if ctx[s, _C_THRESHOLD] > 0 or group_pieces(key) != 0:
         return False
     if s % 5 < 4:
-        return ctx[s, _C_HI] == 0 and (key >> ctx[s, _C_SHIFT]) & 15 == 0
-    return ctx[s, _C_FIXED_N] == 0 and ctx[s, _C_FREE_HEADS] == 0 and (key >> _F_P1) & 63 == 0
+        return ctx[s, _C_HI] == 0 and run_pair(key, ctx[s, _C_SHIFT]) == 0
+    p1, p2 = joker_runs(key)
+    return ctx[s, _C_FIXED_N] == 0 and ctx[s, _C_FREE_HEADS] == 0 and p1 == 0 and p2 == 0

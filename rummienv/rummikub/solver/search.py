@@ -13,12 +13,8 @@ from numba import njit
 
 from .programme import MOVES_CAP, PAIRS, Question, _accepts, _contexts, _idle, _moves, _step_constants, colour_order
 from .store import (
-    _F_GS,
     _F_J,
-    _F_P1,
-    _F_P2,
     _F_R,
-    _F_V,
     _V_FIELD,
     NO,
     NO_FLOOR,
@@ -26,42 +22,48 @@ from .store import (
     ZERO,
     _fresh_stamp,
     _get,
-    _hash_bits,
+    _hash_bits_for,
     _slot,
+    group_pieces,
+    joker_runs,
+    jokers_placed,
+    run_pair,
+    value_laid,
 )
 from .witnesses import _raise_value, _witness_row
 
 
 @njit(cache=True, inline="always")
-def _remember(key, value, ht, hb, stamp):
-    """Map ``key`` to the largest ``value`` given for it, in the table kept in ``ht`` under ``stamp``.
+def _remember(key, value, hash_table, hash_bits, stamp):
+    """Map ``key`` to the largest ``value`` given for it, in the table kept in ``hash_table`` under ``stamp``.
 
     The table is a cache: a key that finds its ``PROBES`` slots taken replaces the first, so a table of any
     size never fills, and one a turn keeps stays small enough to be quick to read."""
-    mask = (np.int64(1) << hb) - 1
-    home = _slot(key, hb)
+    mask = (np.int64(1) << hash_bits) - 1
+    home = _slot(key, hash_bits)
     h = home
     for _ in range(PROBES):
-        if (ht[2 * h + 1] >> 32) != stamp:
-            ht[2 * h] = key
-            ht[2 * h + 1] = (stamp << 32) | value
+        if (hash_table[2 * h + 1] >> 32) != stamp:
+            hash_table[2 * h] = key
+            hash_table[2 * h + 1] = (stamp << 32) | value
             return
-        if ht[2 * h] == key:
-            if value > (ht[2 * h + 1] & 0xFFFFFFFF):
-                ht[2 * h + 1] = (stamp << 32) | value
+        if hash_table[2 * h] == key:
+            if value > (hash_table[2 * h + 1] & 0xFFFFFFFF):
+                hash_table[2 * h + 1] = (stamp << 32) | value
             return
         h = (h + 1) & mask
-    ht[2 * home] = key
-    ht[2 * home + 1] = (stamp << 32) | value
+    hash_table[2 * home] = key
+    hash_table[2 * home + 1] = (stamp << 32) | value
 
 
 @njit(cache=True, inline="always")
 def _promise(key):
     """How far a state is from finishing: its short runs and group pieces still to complete, and its jokers
     placed. The walk tries the closest states first."""
-    score = ((key >> _F_GS) & 15) + ((key >> _F_J) & 7) + ((key >> _F_P1) & 7) + ((key >> _F_P2) & 7)
+    p1, p2 = joker_runs(key)
+    score = group_pieces(key) + jokers_placed(key) + p1 + p2
     for c in range(4):
-        pair = (key >> (4 * c)) & 15
+        pair = run_pair(key, 4 * c)
         score += (PAIRS[pair, 0] in (1, 2)) + (PAIRS[pair, 1] in (1, 2))
     return score
 
@@ -131,7 +133,7 @@ def exists(q, budget, order, memo, store, path_buf, witness_out):
     falls back to the passes when it runs out. The walk keeps its moves in the store's key column and its
     path in ``path_buf``; ``order`` is the colour order it takes.
     """
-    ht, hb, stamp, shared, own, extra_step = memo
+    hash_table, hash_bits, stamp, shared, own, extra_step = memo
     ctx = _contexts(q, np.zeros(52, dtype=np.int64), q.jhi, ZERO, np.uint64(0), NO_FLOOR, order, NO)
     count = np.empty(SUBSTEPS, dtype=np.int64)
     pos = np.zeros(SUBSTEPS, dtype=np.int64)
@@ -147,7 +149,7 @@ def exists(q, budget, order, memo, store, path_buf, witness_out):
                 return NOT_FOUND, nodes
             dead = stack[d, pos[d] - 1, 0] | ((d + 1) << 48)
             tag = shared if extra_step <= d else own
-            _remember((dead & ~_V_FIELD) | tag, (dead >> _F_V) & 255, ht, hb, stamp)
+            _remember((dead & ~_V_FIELD) | tag, value_laid(dead), hash_table, hash_bits, stamp)
             continue
         key = stack[d, pos[d], 0]
         path_buf[d] = stack[d, pos[d], 3]
@@ -158,10 +160,10 @@ def exists(q, budget, order, memo, store, path_buf, witness_out):
                 return FOUND, nodes
             continue
         here = (key | ((d + 1) << 48)) & ~_V_FIELD
-        known_dead = _get(here | shared, ht, hb, stamp, PROBES)
+        known_dead = _get(here | shared, hash_table, hash_bits, stamp, PROBES)
         if extra_step > d:
-            known_dead = max(known_dead, _get(here | own, ht, hb, stamp, PROBES))
-        if known_dead >= (key >> _F_V) & 255:
+            known_dead = max(known_dead, _get(here | own, hash_table, hash_bits, stamp, PROBES))
+        if known_dead >= value_laid(key):
             continue  # it, or the same state with as much value laid, led nowhere
         if nodes >= budget:
             return UNKNOWN, nodes
@@ -278,8 +280,8 @@ def _search(q, budget, orders, dead, extra, store, path_buf, found):
 @njit(cache=True)
 def _lone_search(q, budget, store, path_buf, found):
     """``_search`` of a question no other search shares, with a table of its own (the store's hash table)."""
-    ht = store.hash_table
-    dead = DeadStates(ht, _hash_bits(budget), _fresh_stamp(ht, store.stamp))
+    hash_table = store.hash_table
+    dead = DeadStates(hash_table, _hash_bits_for(budget), _fresh_stamp(hash_table, store.stamp))
     return _search(q, budget, _orders(q.lo, q.hi), dead, NO_EXTRA, store, path_buf, found)
 
 
@@ -293,8 +295,9 @@ def play_path(question, store):
     q = Question(*question)
     found = np.empty(54, dtype=np.int64)
     orders = _orders(q.lo, q.lo)
-    ht = store.hash_table
-    memo = _memo(DeadStates(ht, _hash_bits(LEGAL_BUDGET), _fresh_stamp(ht, store.stamp)), UP, orders, NO_EXTRA)
+    hash_table = store.hash_table
+    dead = DeadStates(hash_table, _hash_bits_for(LEGAL_BUDGET), _fresh_stamp(hash_table, store.stamp))
+    memo = _memo(dead, UP, orders, NO_EXTRA)
     answer, _ = exists(q, LEGAL_BUDGET, orders[UP], memo, store, store.path, found)
     if answer != FOUND:
         return answer, np.int64(0)

@@ -28,7 +28,7 @@ ZERO, ONE = np.int64(0), np.int64(1)
 NO, YES = np.bool_(False), np.bool_(True)
 
 STORE_CAP = 1 << 21  # states a pass may store
-HB_MIN, HB_MAX = 10, 21  # the hash table's size: 2^HB_MIN to 2^HB_MAX slots
+HASH_BITS_MIN, HASH_BITS_MAX = 10, 21  # the hash table's size: 2^HASH_BITS_MIN to 2^HASH_BITS_MAX slots
 SUBSTEPS = 65  # five a number: its four colours, then its jokers
 # The table of a turn's dead states (a cache, search._remember), and the slots it looks at for a key: on
 # recorded random play, with every mask timed beside the build before, 2^12 slots and 4 probes cut the mean
@@ -40,6 +40,56 @@ _F_P1, _F_P2, _F_FU = 28, 31, 34  # joker-only runs (length 1, 2+) and fixed jok
 _F_V = 37  # an opening's value so far, capped at its threshold
 _V_FIELD = np.int64(255) << _F_V
 _DEAD = np.int64(1) << 62
+
+
+# The key's fields by name. Each is inlined where it is read (the moves read them for every state they expand);
+# a move writes a successor's fields with the same shifts.
+@njit(cache=True, inline="always")
+def run_pair(key, shift):
+    """The open runs of the colour whose four bits start at ``shift``: a row of ``programme.PAIRS``."""
+    return (key >> shift) & 15
+
+
+@njit(cache=True, inline="always")
+def jokers_placed(key):
+    """J: the jokers the layout has placed so far."""
+    return (key >> _F_J) & 7
+
+
+@njit(cache=True, inline="always")
+def joker_room(key):
+    """R: how many jokers the layout's sets could hold, placed ones included (spares go there)."""
+    return (key >> _F_R) & 7
+
+
+@njit(cache=True, inline="always")
+def group_pieces(key):
+    """GS: the pieces in the groups of the number being laid."""
+    return (key >> _F_GS) & 15
+
+
+@njit(cache=True, inline="always")
+def group_most(key):
+    """GM: the most pieces of one colour in those groups (a group holds one of each colour)."""
+    return (key >> _F_GM) & 3
+
+
+@njit(cache=True, inline="always")
+def joker_runs(key):
+    """P1 and P2: the joker-only runs still waiting for their first piece, of one joker and of two or more."""
+    return (key >> _F_P1) & 7, (key >> _F_P2) & 7
+
+
+@njit(cache=True, inline="always")
+def fixed_placed(key):
+    """FU: the jokers fixed to the number being laid (K5) placed so far."""
+    return (key >> _F_FU) & 7
+
+
+@njit(cache=True, inline="always")
+def value_laid(key):
+    """V: an opening's value laid so far, capped at its threshold."""
+    return (key >> _F_V) & 255
 NO_FLOOR = -(np.int64(1) << 60)
 
 
@@ -67,7 +117,7 @@ STORE_TYPE = StoreType([(name, types.Array(types.uint64, 1, "C") if name == "bit
 @njit(cache=True)
 def _new_store():
     store = structref.new(STORE_TYPE)
-    store.hash_table = np.zeros(2 << HB_MAX, dtype=np.int64)
+    store.hash_table = np.zeros(2 << HASH_BITS_MAX, dtype=np.int64)
     store.stamp = np.zeros(1, dtype=np.int64)
     store.key = np.zeros(STORE_CAP, dtype=np.int64)
     store.value = np.zeros(STORE_CAP, dtype=np.int64)
@@ -97,57 +147,57 @@ def open_store() -> Store:
 
 
 @njit(cache=True, inline="always")
-def _slot(key, hb):
-    return ((key * np.int64(0x9E3779B97F4A7C15)) >> np.int64(64 - hb)) & ((np.int64(1) << hb) - 1)
+def _slot(key, hash_bits):
+    return ((key * np.int64(0x9E3779B97F4A7C15)) >> np.int64(64 - hash_bits)) & ((np.int64(1) << hash_bits) - 1)
 
 
 @njit(cache=True, inline="always")
-def _fslot(key, fb):
-    return ((key * np.int64(0xC2B2AE3D27D4EB4F)) >> np.int64(64 - fb)) & ((np.int64(1) << fb) - 1)
+def _fslot(key, filter_bits):
+    return ((key * np.int64(0xC2B2AE3D27D4EB4F)) >> np.int64(64 - filter_bits)) & ((np.int64(1) << filter_bits) - 1)
 
 
 @njit(cache=True, inline="always")
-def _get(key, ht, hb, stamp, probes):
+def _get(key, hash_table, hash_bits, stamp, probes):
     """The value (the store slot, for the programme's tables) kept for ``key``, or -1; looking at most at
     ``probes`` slots (all of them for a table that never drops a key, ``PROBES`` for a cache)."""
-    mask = (np.int64(1) << hb) - 1
-    h = _slot(key, hb)
+    mask = (np.int64(1) << hash_bits) - 1
+    h = _slot(key, hash_bits)
     for _ in range(probes):
-        e = ht[2 * h + 1]
+        e = hash_table[2 * h + 1]
         if (e >> 32) != stamp:
             return -1
-        if ht[2 * h] == key:
+        if hash_table[2 * h] == key:
             return e & 0xFFFFFFFF
         h = (h + 1) & mask
     return -1
 
 
 @njit(cache=True)
-def _rehash(begin, top, ht, hb, stamp, s_key):
+def _rehash(begin, top, hash_table, hash_bits, stamp, s_key):
     for i in range(begin, top):
         key = s_key[i]
-        mask = (np.int64(1) << hb) - 1
-        h = _slot(key, hb)
-        while (ht[2 * h + 1] >> 32) == stamp:
+        mask = (np.int64(1) << hash_bits) - 1
+        h = _slot(key, hash_bits)
+        while (hash_table[2 * h + 1] >> 32) == stamp:
             h = (h + 1) & mask
-        ht[2 * h] = key
-        ht[2 * h + 1] = (stamp << 32) | i
+        hash_table[2 * h] = key
+        hash_table[2 * h + 1] = (stamp << 32) | i
 
 
 @njit(cache=True)
-def _hash_bits(size):
-    hb = HB_MIN
-    while (np.int64(1) << hb) < 3 * size and hb < HB_MAX:
-        hb += 1
-    return hb
+def _hash_bits_for(size):
+    hash_bits = HASH_BITS_MIN
+    while (np.int64(1) << hash_bits) < 3 * size and hash_bits < HASH_BITS_MAX:
+        hash_bits += 1
+    return hash_bits
 
 
 @njit(cache=True)
-def _fresh_stamp(ht, ws_stamp):
-    """A stamp no entry of ``ht`` carries yet: a new, empty table without clearing it."""
+def _fresh_stamp(hash_table, ws_stamp):
+    """A stamp no entry of ``hash_table`` carries yet: a new, empty table without clearing it."""
     stamp = ws_stamp[0]
     if stamp > (np.int64(1) << 30):
-        ht[:] = 0
+        hash_table[:] = 0
         stamp = 0
     stamp += 1
     ws_stamp[0] = stamp

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from .store import _F_J, _F_R
+from .store import joker_room, jokers_placed
 
 
 @njit(cache=True, inline="always")
@@ -20,8 +20,8 @@ def _witness_row(opts, order, key, row):
             row[order[n, kc] * 13 + n] = (opts[step] >> 10) & 7
             step += 1
         step += 1
-    row[52] = (key >> _F_J) & 7
-    row[53] = (key >> _F_R) & 7
+    row[52] = jokers_placed(key)
+    row[53] = joker_room(key)
 
 
 @njit(cache=True)
