@@ -25,6 +25,7 @@ action with the action, to reproduce it with ``load_state(position)`` and ``appl
     python benchmarks/soak.py --games 1000                       # random play, the five table sizes
     python benchmarks/soak.py --game rummy500 --players 4 --games 200 --agents random value_hold expert
     python benchmarks/soak.py --game rummikub --players 2 --games 100 --agents random hoard ppo --json
+    python benchmarks/soak.py --game rummikub --players 2 --games 20000 --first 20000   # the second block of five
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from multiprocessing.pool import Pool
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import numpy as np
 
@@ -84,13 +85,15 @@ class Table:
     breaks: int
     seconds: float
     broken: list[Deal]
+    first: int = 0
 
     @property
     def games_per_s(self) -> float:
         return self.games / self.seconds if self.seconds else 0.0
 
     def summary(self) -> dict[str, Any]:
-        return {"game": self.game, "players": self.players, "agents": self.agents, "games": self.games,
+        return {"game": self.game, "players": self.players, "agents": self.agents, "first": self.first,
+                "games": self.games,
                 "actions": self.actions, "breaks": self.breaks, "seconds": round(self.seconds, 2),
                 "games_per_s": round(self.games_per_s, 2),
                 "hours_per_100k": round(100_000 / self.games_per_s / 3600, 2) if self.games_per_s else None,
@@ -174,18 +177,27 @@ def _play_job(job: tuple) -> Deal:
 
 
 def soak(game: str, players: int, agents: Sequence[str], deals: int, seed: int = 0, pool: Pool | None = None,
-         roundtrip_every: int = 1) -> Table:
-    """Play and audit ``deals`` deals of one table, over ``pool``'s processes (None: in this one)."""
-    jobs = [(game, players, list(agents), seed, i, roundtrip_every) for i in range(deals)]
+         roundtrip_every: int = 1, first: int = 0, progress: TextIO | None = None) -> Table:
+    """Play and audit deals ``first`` to ``first + deals - 1`` of one table, over ``pool``'s processes (None: in
+    this one). A run of 100,000 deals can so be played in blocks (``--first``), each the same deals as in one
+    run. ``progress`` gets a line every twentieth of 1,000 deals or more: a long run would otherwise say nothing
+    for hours."""
+    jobs = [(game, players, list(agents), seed, i, roundtrip_every) for i in range(first, first + deals)]
     start = time.perf_counter()
-    if pool is None:
-        results = [_play_job(job) for job in jobs]
-    else:
-        results = list(pool.imap(_play_job, jobs, chunksize=max(1, min(20, deals // 32))))
+    chunk = max(1, min(20, deals // 32))
+    played = map(_play_job, jobs) if pool is None else pool.imap(_play_job, jobs, chunksize=chunk)
+    done, actions, broken = 0, 0, []
+    for deal in played:
+        done += 1
+        actions += deal.actions
+        if deal.problems:
+            broken.append(deal)
+        if progress is not None and deals >= 1000 and done % (deals // 20) == 0 and done < deals:
+            rate = done / (time.perf_counter() - start)
+            print(f"{game} {players}p: {done:,} of {deals:,} deals, {len(broken)} breaks, {rate:.1f} deals/s, "
+                  f"{(deals - done) / rate / 60:.0f} min to go", file=progress, flush=True)
     seconds = time.perf_counter() - start
-    broken = [d for d in results if d.problems]
-    return Table(game, players, list(agents), deals, sum(d.actions for d in results), len(broken), seconds,
-                 broken[:SHOWN_BREAKS])
+    return Table(game, players, list(agents), deals, actions, len(broken), seconds, broken[:SHOWN_BREAKS], first)
 
 
 def make_pool(workers: int) -> AbstractContextManager[Pool | None]:
@@ -228,6 +240,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--agents", nargs="+", default=[RANDOM],
                         help="agents in seat order, repeated round the table (default: random)")
     parser.add_argument("--seed", type=int, default=0, help="the seed every deal is made from (default 0)")
+    parser.add_argument("--first", type=int, default=0, metavar="N",
+                        help="the first deal's number: deals N to N + games - 1 are played, to split a long run "
+                             "into blocks (default 0)")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1,
                         help="processes (default: one per core)")
     parser.add_argument("--roundtrip-every", type=int, default=1, metavar="K",
@@ -236,8 +251,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="folder for the replays and positions of broken deals (default soak_breaks)")
     parser.add_argument("--json", action="store_true", help="print one JSON line per table")
     args = parser.parse_args(argv)
-    if args.games < 1 or args.workers < 1 or args.roundtrip_every < 1 or args.seed < 0:
-        parser.error("--games, --workers and --roundtrip-every must be 1 or more, --seed 0 or more")
+    if args.games < 1 or args.workers < 1 or args.roundtrip_every < 1 or args.seed < 0 or args.first < 0:
+        parser.error("--games, --workers and --roundtrip-every must be 1 or more, --seed and --first 0 or more")
     tables = list(_tables(args))
     for game, players in tables:
         for name in set(args.agents) - {RANDOM}:
@@ -248,7 +263,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     breaks = 0
     with make_pool(args.workers) as pool:
         for game, players in tables:
-            table = soak(game, players, args.agents, args.games, args.seed, pool, args.roundtrip_every)
+            table = soak(game, players, args.agents, args.games, args.seed, pool, args.roundtrip_every, args.first,
+                         sys.stderr)
             breaks += table.breaks
             report(table, write_breaks(table, args.out) if table.broken else [], args.json)
     return int(breaks > 0)
@@ -259,9 +275,10 @@ def report(table: Table, written: list[Path], as_json: bool) -> None:
     if as_json:
         print(json.dumps({**summary, "written": [str(p) for p in written]}), flush=True)
         return
-    print(f"{table.game} {table.players}p [{' '.join(table.agents)}]: {table.games} games, {table.actions} actions "
-          f"checked, {table.breaks} invariant breaks, {summary['games_per_s']} games/s, {table.seconds:.1f} s "
-          f"(100k games: {summary['hours_per_100k']} h at this rate)", flush=True)
+    block = f" (deals {table.first:,} to {table.first + table.games - 1:,})" if table.first else ""
+    print(f"{table.game} {table.players}p [{' '.join(table.agents)}]: {table.games} games{block}, "
+          f"{table.actions} actions checked, {table.breaks} invariant breaks, {summary['games_per_s']} games/s, "
+          f"{table.seconds:.1f} s (100k games: {summary['hours_per_100k']} h at this rate)", flush=True)
     for deal in table.broken:
         print(f"  deal {deal.index} [{' '.join(deal.agents)}]:", *deal.problems, sep="\n    ")
     for path in written:

@@ -71,6 +71,14 @@ def test_a_seed_plays_the_same_deals_with_any_number_of_workers(soak, pool):
     assert one.actions == two.actions != other.actions
 
 
+def test_a_run_in_blocks_plays_the_same_deals_as_one_run(soak):
+    whole = soak.soak("rummy500", 2, ["random"], 6, seed=5)
+    blocks = [soak.soak("rummy500", 2, ["random"], 3, seed=5, first=first) for first in (0, 3)]
+    assert sum(block.actions for block in blocks) == whole.actions
+    assert blocks[1].summary()["first"] == 3
+    assert blocks[0].actions != blocks[1].actions
+
+
 def test_each_agent_plays_every_seat(soak):
     assert [soak.seat_agents(["random", "hoard"], 4, i) for i in range(2)] == [
         ["random", "hoard", "random", "hoard"], ["hoard", "random", "hoard", "random"]]
