@@ -56,6 +56,13 @@ class Rummy500Rules:
 Rules = RummikubRules | Rummy500Rules
 
 
+def rules_fields(rules: Rules) -> dict[str, Any]:
+    """Every field of ``rules`` by name, ``game`` included. The values are plain numbers, flags and words, so
+    this is ``dataclasses.asdict`` without its deep copies, which cost a soak a tenth of its time: it writes
+    the position after every action."""
+    return {f.name: getattr(rules, f.name) for f in dataclasses.fields(rules)}
+
+
 _PRESETS: dict[str, Any] = {}  # each registered game's preset by name, in the order the games were registered
 PRESETS: Mapping[str, Any] = MappingProxyType(_PRESETS)  # read-only: games add theirs through the registry
 _TITLES: dict[str, str] = {}  # each registered game's title, by name

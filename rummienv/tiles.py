@@ -24,8 +24,16 @@ COPIES = 2
 _ALLOWED = "a colour letter k, b, o or r followed by a number 1-13 (r7, k13), or J for a joker"
 
 
+_NAMES = tuple(f"{COLOURS[t // NUMBERS]}{t % NUMBERS + 1}" for t in range(JOKER)) + ("J",)
+_INDEX_OF = {name: index for index, name in enumerate(_NAMES)}
+
+
 def tile_index(token: str) -> int:
-    """Parse one token (``r7``, ``k13``, ``J``) into its type index."""
+    """Parse one token (``r7``, ``k13``, ``J``) into its type index. A position names every piece it holds, and
+    the soak reads one back after every action, so a name as written is looked up before it is parsed."""
+    index = _INDEX_OF.get(token) if type(token) is str else None
+    if index is not None:
+        return index
     if not isinstance(token, str):
         raise NotationError(f"tile {token!r} is not a string; expected {_ALLOWED}")
     text = token.strip()
@@ -40,9 +48,12 @@ def tile_index(token: str) -> int:
 
 
 def tile_name(index: int) -> str:
-    if index == JOKER:
-        return "J"
-    return f"{COLOURS[index // NUMBERS]}{index % NUMBERS + 1}"
+    return _NAMES[index]
+
+
+def tile_names(indices: Iterable[int]) -> list[str]:
+    """The names of ``indices`` in order (numpy integers too)."""
+    return [_NAMES[t] for t in indices]
 
 
 def parse_tiles(text: str | Iterable[str]) -> list[int]:

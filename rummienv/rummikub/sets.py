@@ -8,6 +8,7 @@ down (K5), and rendering.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Literal
 
 from rummienv.tiles import JOKER, NUMBERS, colour_of, number_of, tile_name
@@ -34,13 +35,21 @@ def set_numbers(tiles: Sequence[int], kind: Kind) -> list[int] | None:
     A run is read in the order given (low to high), so a joker's place says what
     it stands for; a group's jokers stand for the group's number.
     """
+    numbers = _numbers(tuple(int(t) for t in tiles), kind)
+    return None if numbers is None else list(numbers)
+
+
+@lru_cache(maxsize=1 << 14)
+def _numbers(tiles: tuple[int, ...], kind: Kind) -> tuple[int, ...] | None:
+    """``set_numbers``, remembered: every position written or read checks each table set, and a table's sets
+    stay the same through many positions (a soak reads and writes one after every action)."""
     real = [t for t in tiles if t != JOKER]
     if not real or len(tiles) < 3:
         return None  # C4: at least one numbered piece; C2/C3: three pieces at least
     colours = [colour_of(t) for t in real]
     if kind == "group":
         if len({number_of(t) for t in real}) == 1 and len(tiles) <= 4 and len(set(colours)) == len(colours):
-            return [number_of(real[0])] * len(tiles)
+            return (number_of(real[0]),) * len(tiles)
         return None
     if len(set(colours)) != 1:
         return None
@@ -51,7 +60,7 @@ def set_numbers(tiles: Sequence[int], kind: Kind) -> list[int] | None:
     for i, t in enumerate(tiles):
         if t != JOKER and number_of(t) != start + i:
             return None
-    return [start + i for i in range(len(tiles))]
+    return tuple(range(start, start + len(tiles)))
 
 
 def set_value(tiles: Sequence[int], kind: Kind) -> int:

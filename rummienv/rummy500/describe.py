@@ -7,12 +7,12 @@ subset of the position, and a position written by ``to_dict`` is exactly what
 
 from __future__ import annotations
 
-import dataclasses
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from rummienv.cards import CARD_STRINGS, card_index
+from rummienv.rules import rules_fields
 from rummienv.rummy500 import board as bd
 from rummienv.rummy500.actions import GROUP, KIND_NAMES, position_card
 
@@ -61,7 +61,7 @@ def _shared(state: Rummy500State) -> dict[str, Any]:
 
 def state_to_dict(state: Rummy500State) -> dict[str, Any]:
     position = _shared(state)
-    rules = dataclasses.asdict(state.rules)
+    rules = rules_fields(state.rules)
     del rules["game"]
     position.update(
         rules=rules,

@@ -10,7 +10,6 @@ may not know, and ``load_state`` checks it like any hand-written position.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
@@ -18,7 +17,7 @@ import numpy as np
 
 from rummienv.cards import CARD_STRINGS, NUM_CARDS
 from rummienv.errors import PositionError
-from rummienv.rules import Rummy500Rules
+from rummienv.rules import Rummy500Rules, rules_fields
 from rummienv.rummy500 import board as bd
 from rummienv.rummy500.position import load_state
 from rummienv.rummy500.state import Rummy500State
@@ -66,7 +65,7 @@ def determinize(view: View, rules: Rummy500Rules, hidden: Sequence[Sequence[int]
     dealt = [int(c) for cards in hidden for c in cards] + [int(c) for c in stock]
     if sorted(dealt) != unseen_cards(view):
         raise PositionError("hidden hands and stock must hold each card the seat has not seen exactly once")
-    overrides = dataclasses.asdict(rules)
+    overrides = rules_fields(rules)
     del overrides["game"]
     me = int(view["player"])
     hands = [view["hand"] if seat == me else [*view["known"][seat], *(CARD_STRINGS[c] for c in cards)]
