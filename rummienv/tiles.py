@@ -73,7 +73,7 @@ def tiles_of(counts: np.ndarray) -> list[int]:
 
 def counts_text(counts: np.ndarray) -> str:
     """A count vector in notation (``r4 r5 J``), for messages a person reads."""
-    return " ".join(tile_name(t) for t in tiles_of(counts)) or "-"
+    return " ".join(tile_names(tiles_of(counts))) or "-"
 
 
 def number_of(index: int) -> int:

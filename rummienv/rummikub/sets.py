@@ -23,8 +23,9 @@ def set_kind(tiles: Sequence[int]) -> Kind | None:
     Only a set with a single numbered piece and at most four pieces can be both;
     such a run must be marked as one where it is written (positions do so).
     """
+    pieces = tuple(int(t) for t in tiles)
     for kind in ("group", "run"):
-        if set_numbers(tiles, kind) is not None:
+        if _numbers(pieces, kind) is not None:
             return kind
     return None
 
