@@ -43,8 +43,9 @@ from agents.selfplay import OpponentPool, derive_seed, game_shape
 from agents.train_config import TrainConfig, from_dict, load_config, to_dict
 from agents.train_control import Stopped, StopRequest, command, estimate, ticker
 from agents.train_log import CsvLog, format_table, last_evaluation, plot_curves, read_rows
-from agents.whole_turn_policy import per_piece_agent
+from agents.whole_turn_policy import per_piece_agent, with_all_plays
 from rummienv import games
+from rummienv.core import Game
 from rummienv.errors import INTERRUPTED
 
 RUNS_DIR = "runs"
@@ -207,7 +208,7 @@ def build_learner(config: TrainConfig, resumed: dict | None) -> Learner:
     game = games.make_game(config.game, config.num_players, config.rules or None, config.whole_game, config.whole_turns)
     net = ActorCritic(*game_shape(game), config.hidden_size, config.num_layers)
     if resumed is None and config.init_from:
-        start_from(net, config)
+        start_from(net, config, game)
     optimizer = optim.Adam(net.parameters(), lr=config.learning_rate, eps=1e-5)
     pool = OpponentPool(config.baselines, config.latest_prob, config.pool_size, config.pfsp_power)
     learner = Learner(config, game, net, optimizer, pool, make_selfplay(game, config, pool, net))
@@ -227,7 +228,7 @@ def build_learner(config: TrainConfig, resumed: dict | None) -> Learner:
     return learner
 
 
-def start_from(net: ActorCritic, config: TrainConfig) -> None:
+def start_from(net: ActorCritic, config: TrainConfig, game: Game) -> None:
     """Load ``config.init_from``'s network into ``net``, refused unless it was trained for the same game,
     table size and action mode, in the same shape."""
     data = load_checkpoint(config.init_from)
@@ -236,10 +237,14 @@ def start_from(net: ActorCritic, config: TrainConfig) -> None:
         if theirs.get(key, False) != getattr(config, key):
             raise ValueError(f"init_from {config.init_from!r} was trained with {key} {theirs.get(key, False)!r}, "
                              f"this run has {getattr(config, key)!r}")
-    if dict(data["model_shape"]) != dict(net.shape):
-        raise ValueError(f"init_from {config.init_from!r} is a network of shape {dict(data['model_shape'])}, "
+    shape, weights = dict(data["model_shape"]), data["model"]
+    if config.whole_turns and (shape["obs_size"], shape["num_actions"]) in game.network_shapes()[1:]:
+        weights = with_all_plays(weights, shape, config.num_players)  # a network of the two-play mode
+        shape = dict(net.shape, hidden_size=shape["hidden_size"], num_layers=shape["num_layers"])
+    if shape != dict(net.shape):
+        raise ValueError(f"init_from {config.init_from!r} is a network of shape {shape}, "
                          f"this run's is {dict(net.shape)} (hidden_size, num_layers)")
-    net.load_state_dict(data["model"])
+    net.load_state_dict(weights)
 
 
 def warm_start(learner: Learner, reporter: Reporter, stop: StopRequest) -> None:

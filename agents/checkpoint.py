@@ -149,7 +149,7 @@ def load_agent(path: str | Path, game: Any, num_players: int, seed: int | None =
     except ValueError as exc:  # a whole-turn network for a game without that mode
         raise CheckpointError(f"checkpoint {str(path)!r} cannot play {name}: {exc}") from None
     got = data["model_shape"]
-    if (got["obs_size"], got["num_actions"]) != (wanted.observation_size, wanted.num_actions):
+    if (got["obs_size"], got["num_actions"]) not in wanted.network_shapes():
         raise CheckpointError(
             f"checkpoint {str(path)!r} holds a network for {got['obs_size']} observations and {got['num_actions']} "
             f"actions; {name} with {num_players} players{' in whole turns' if whole_turns else ''} has "

@@ -8,13 +8,19 @@ the rest of the turn is decided: a driver whose state lays a play down in one
 transition gets it from ``plan_turn`` (``agents.base.make_move``) and pays no
 per-piece mask for it; other drivers get it piece by piece, then COMMIT, and the
 network is asked nothing more that turn.
+
+A network of the two-play mode (trained before MOST_POINTS_PLAY) is asked as it was
+trained: with the first two plays only, whose parts of the observation and mask are
+where they were, so it plays as it did and pays no points solve.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
+import torch
 
 from agents.base import BaseAgent, View
 from agents.ppo import PolicyAgent
@@ -33,6 +39,7 @@ class WholeTurnPolicy(BaseAgent):
     def __init__(self, policy: PolicyAgent, rules: RummikubRules) -> None:
         super().__init__()
         self.policy, self.rules, self.name = policy, rules, policy.name
+        self.count = plays_of(policy.net.shape["num_actions"])  # the whole plays the network knows
         self.plans: dict[bytes, np.ndarray] = {}  # turn -> the whole play being laid down
 
     def reseed(self, seed: int) -> None:
@@ -61,7 +68,8 @@ class WholeTurnPolicy(BaseAgent):
         return self._widen(observation, mask, position_of(view, self.rules))
 
     def _widen(self, observation: np.ndarray, mask: np.ndarray, pos: Position) -> tuple[np.ndarray, np.ndarray, Plays]:
-        found = whole_turns.plays(pos.table, pos.rack, pos.staged, pos.solver_args, mask)
+        found = whole_turns.whole_plays(pos.table, pos.rack, pos.staged, pos.solver_args, self.rules.joker_penalty,
+                                        mask, self.count)
         wide_obs = np.concatenate([observation, whole_turns.features(found, pos.rack, self.rules.joker_penalty)])
         return wide_obs, whole_turns.widen(mask, found), found
 
@@ -104,6 +112,36 @@ class WholeTurnPolicy(BaseAgent):
             return action
         del self.plans[turn]
         return A.COMMIT
+
+
+def plays_of(num_actions: int) -> int:
+    """How many whole plays a whole-turn network of ``num_actions`` outputs chooses among: all of them, or the
+    first two of the mode before the points play."""
+    count = num_actions - A.NUM_ACTIONS
+    if count not in (2, len(whole_turns.PLAYS)):
+        raise ValueError(f"a whole-turn network has {A.NUM_ACTIONS + 2} or {whole_turns.NUM_ACTIONS} actions, "
+                         f"not {num_actions}")
+    return count
+
+
+def with_all_plays(weights: dict[str, Any], shape: dict[str, int], num_players: int) -> dict[str, Any]:
+    """A two-play network's weights (``shape``, a checkpoint's model_shape) in the shape of this mode's, so that
+    training can start from it (``init_from``).
+
+    The points play's observation parts come last and get no weight, so the network reads what it read; its
+    action starts as a copy of MAX_PLAY's, which it equals where the two plays are the same, and training
+    learns where they are not.
+    """
+    if plays_of(shape["num_actions"]) == len(whole_turns.PLAYS):
+        return weights
+    grown = dict(weights)
+    first = grown["trunk.0.weight"]
+    extra = whole_turns.size(num_players) - first.shape[1]
+    grown["trunk.0.weight"] = torch.cat([first, first.new_zeros(first.shape[0], extra)], dim=1)
+    row = whole_turns.MAX_PLAY
+    grown["actor.weight"] = torch.cat([grown["actor.weight"], grown["actor.weight"][row:row + 1]])
+    grown["actor.bias"] = torch.cat([grown["actor.bias"], grown["actor.bias"][row:row + 1]])
+    return grown
 
 
 def per_piece_agent(policy: PolicyAgent, rules: Rules, whole_turns: bool) -> PolicyAgent | WholeTurnPolicy:

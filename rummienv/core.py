@@ -62,6 +62,11 @@ class Game(ABC):
     def observation_size(self) -> int:
         return max(part.stop for part in self.observation_layout.values())
 
+    def network_shapes(self) -> list[tuple[int, int]]:
+        """The (observations, actions) of the networks that can play this game: its own first, then those of
+        earlier versions of its action mode that a network of theirs is still shown as it was trained."""
+        return [(self.observation_size, self.num_actions)]
+
     def wide_parts(self) -> dict[str, tuple[float, float]]:
         """The parts of the observation that are not in [0, 1], with their bounds."""
         return {}

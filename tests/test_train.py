@@ -250,8 +250,8 @@ def test_a_run_starts_from_a_trained_network_of_its_kind(tmp_path: Path, monkeyp
     from agents.train_config import load_config
 
     loaded: list[dict] = []
-    monkeypatch.setattr(train, "start_from", lambda net, config, real=train.start_from: (
-        real(net, config), loaded.append({k: v.clone() for k, v in net.state_dict().items()})))
+    monkeypatch.setattr(train, "start_from", lambda net, config, game, real=train.start_from: (
+        real(net, config, game), loaded.append({k: v.clone() for k, v in net.state_dict().items()})))
     again = config_file(tmp_path, "again", total_steps=128, eval_every=50, imitation_teacher="", init_from=str(trained))
     run_in_process(monkeypatch, "--config", str(again), "--runs-dir", str(tmp_path))
     weights = load_checkpoint(trained)["model"]

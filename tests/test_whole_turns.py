@@ -1,4 +1,4 @@
-"""The whole-turn action mode: its two plays against brute force, its mask, its observation, and the agent that
+"""The whole-turn action mode: its three plays against brute force, its mask, its observation, and the agent that
 carries a whole-turn network into the per-piece games."""
 
 from __future__ import annotations
@@ -50,6 +50,28 @@ def test_plays_are_the_most_pieces_with_and_without_the_racks_jokers(fixed_joker
     assert checked >= 20 and kept_differs >= 3  # the positions exercise both plays
 
 
+@pytest.mark.parametrize("fixed_jokers", [False, True])
+def test_the_points_play_sheds_the_most_points_and_exists_with_the_most_pieces_play(fixed_jokers):
+    """MOST_POINTS_PLAY sheds as many points (a joker at its penalty) as any legal play holding the staged pieces
+    (brute force over every play of small positions), and is offered exactly when MAX_PLAY is."""
+    checked = differs = 0
+    for pos in ps.random_positions(91 + fixed_jokers, 60, fixed_jokers=fixed_jokers):
+        table, rack, staged, fixed = (pos[key].astype(np.int64) for key in ("table", "rack", "staged", "fixed"))
+        args = {"opened": True, "fixed": fixed} if pos["opened"] else {"opened": False, "threshold": pos["threshold"]}
+        most, _, points = W.whole_plays(table, rack, staged, args, joker_penalty=25)
+        bf_args = dict(fixed=fixed, opened=pos["opened"], threshold=pos["threshold"])
+        value, _ = bf.best_play(table, rack, staged, **bf_args, objective="points", joker_penalty=25)
+        assert (points is None) == (most is None)
+        if points is None:
+            assert not bf.legal_plays(table, rack, staged, **bf_args)
+            continue
+        assert bf.play_score(points, "points", 25) == value
+        assert (points >= staged).all() and bf.is_legal_play(table, rack, points, **bf_args)
+        checked += 1
+        differs += not np.array_equal(points, most)
+    assert checked >= 20 and differs >= 3  # the positions exercise a points play other than the most pieces'
+
+
 def _random_games(game: str, players: int, seed: int, count: int):
     """Whole-turn states along random games (whole plays taken half the time they are offered)."""
     engine = W.WholeTurnGame(make_rules(game), players)
@@ -77,10 +99,10 @@ def test_whole_plays_are_offered_exactly_when_a_play_exists_and_lay_what_the_obs
             continue
         plain = per_piece_mask(state)
         assert np.array_equal(mask[:A.NUM_ACTIONS], plain)
-        assert mask[W.MAX_PLAY] == plain[A.PLACE:A.COMMIT + 1].any()
+        assert mask[W.MAX_PLAY] == mask[W.MOST_POINTS_PLAY] == plain[A.PLACE:A.COMMIT + 1].any()
         obs = state.observation(state.current_player)
         layout = W.layout(state.num_players)
-        for action, name in ((W.MAX_PLAY, "max_play"), (W.KEEP_JOKERS_PLAY, "keep_jokers_play")):
+        for action, name in zip(range(W.MAX_PLAY, W.NUM_ACTIONS), W.PLAYS, strict=True):
             facts = obs[layout[f"{name}_facts"]]
             assert facts[0] == mask[action]
             if mask[action]:
@@ -121,6 +143,8 @@ def test_whole_plays_are_named_and_refused_when_not_offered():
     state = engine.new_initial_state(1)
     assert state.string_to_action("max_play") == W.MAX_PLAY
     assert state.action_to_string(W.KEEP_JOKERS_PLAY) == "KEEP_JOKERS_PLAY"
+    assert state.string_to_action(" most_points_play") == W.MOST_POINTS_PLAY
+    assert state.action_to_string(W.MOST_POINTS_PLAY) == "MOST_POINTS_PLAY"
     with pytest.raises(IllegalActionError, match="MAX_PLAY"):
         state.string_to_action("PLAY_ALL")
     state = next(s for s in map(engine.new_initial_state, range(50)) if not s.legal_action_mask()[W.MAX_PLAY])
@@ -167,6 +191,52 @@ def test_a_whole_turn_network_sees_in_the_per_piece_game_what_the_whole_turn_sta
         assert np.array_equal(obs, state.observation(seat)) and np.array_equal(mask, state.legal_action_mask())
         seen += 1
     assert seen > 100
+
+
+def test_a_network_of_the_two_play_mode_plays_as_trained_and_training_can_start_from_it(tmp_path):
+    """A network trained before MOST_POINTS_PLAY loads and is shown the first two plays' observation and mask,
+    where they were (so it plays as it did); grown for this mode (``init_from``), it gives the same logits and
+    the points play a copy of MAX_PLAY's."""
+    from agents.checkpoint import load_agent, save_checkpoint
+    from agents.whole_turn_policy import with_all_plays
+
+    torch = pytest.importorskip("torch")
+    torch.manual_seed(1)
+    old = ActorCritic(W.size(2, 2), A.NUM_ACTIONS + 2)
+    path = tmp_path / "two_plays.pt"
+    save_checkpoint(path, {"config": {"game": "rummikub_cards", "num_players": 2, "whole_turns": True},
+                           "model": old.state_dict(), "model_shape": old.shape, "global_step": 0})
+    agent = load_agent(path, "rummikub_cards", 2)
+    assert isinstance(agent, WholeTurnPolicy) and agent.count == 2
+    grown = ActorCritic(W.size(2), W.NUM_ACTIONS)
+    grown.load_state_dict(with_all_plays(old.state_dict(), old.shape, 2))
+    seen = 0
+    for state in _random_games("rummikub_cards", 2, 4, 2):
+        if state.is_terminal():
+            continue
+        seat, full = state.current_player, state.observation(state.current_player)
+        obs, mask, found = agent.widen(full[:observation.size(2)], per_piece_mask(state), state.view(seat))
+        assert len(found) == 2 and np.array_equal(obs, full[:W.size(2, 2)])
+        assert np.array_equal(mask, state.legal_action_mask()[:W.MOST_POINTS_PLAY])
+        with torch.no_grad():
+            before = old.actor(old.trunk(torch.as_tensor(obs)))
+            after = grown.actor(grown.trunk(torch.as_tensor(full)))
+        assert torch.allclose(after[:-1], before, atol=1e-5) and after[-1] == after[W.MAX_PLAY]
+        seen += 1
+    assert seen > 50
+    import train
+    from agents.train_config import from_dict
+
+    config = from_dict({"game": "rummikub_cards", "whole_turns": True, "init_from": str(path),
+                        "imitation_teacher": "", "baselines": ["hoard"], "eval_opponents": ["hoard"]})
+    started = ActorCritic(W.size(2), W.NUM_ACTIONS)
+    train.start_from(started, config, W.WholeTurnGame(make_rules("rummikub_cards"), 2))
+    assert all(torch.equal(started.state_dict()[k], v) for k, v in grown.state_dict().items())
+    wrong = ActorCritic(W.size(2, 2), A.NUM_ACTIONS + 1)
+    save_checkpoint(path, {"config": {"game": "rummikub_cards", "num_players": 2, "whole_turns": True},
+                           "model": wrong.state_dict(), "model_shape": wrong.shape, "global_step": 0})
+    with pytest.raises(ValueError, match="holds a network for 296 observations and 109 actions"):
+        load_agent(path, "rummikub_cards", 2)
 
 
 def test_a_whole_turn_checkpoint_plays_the_per_piece_game(tmp_path):
