@@ -61,7 +61,8 @@ def action_text(state: State, action: int) -> str:
 
 def legal_moves(state: State) -> list[str]:
     """The moves open to the seat to move, as strings: the game's whole turns first (in Rummikub the plays that
-    lay the most pieces, with and without the rack's jokers), then one string per legal action."""
+    lay the most pieces, with and without the rack's jokers, and the most points), then one string per legal
+    action."""
     if state.is_terminal():
         return []
     shown = text.display(state)

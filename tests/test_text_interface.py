@@ -56,7 +56,8 @@ def test_listed_moves_are_legal_and_include_every_action(name):
 
 
 def test_whole_turns_lay_the_solvers_plays():
-    """A Rummikub seat that can play is offered the most pieces as one move: it commits at once."""
+    """A Rummikub seat that can play is offered the most pieces, the most without its jokers and the most points,
+    each as one move that commits at once, and each play once."""
     state = rummienv.load_state({"game": "rummikub", "racks": [["r3", "r4", "r5", "k7", "b7", "o7", "J"], ["k1"]],
                                  "opened": [True, True], "table": [["k10", "k11", "k12"]]})
     moves = ti.legal_moves(state)
@@ -65,6 +66,10 @@ def test_whole_turns_lay_the_solvers_plays():
     before = state.clone()
     ti.apply_move(state, moves[0])
     assert state.current_player == -1 and before.current_player == 0  # seat 0 went out
+    state = rummienv.load_state({"game": "rummikub", "opened": [True, True], "table": [],
+                                 "racks": [["b6", "b7", "b8", "b11", "b12", "b13", "k13", "o13", "r5"], ["k1"]]})
+    moves = ti.legal_moves(state)  # six pieces either way; the 13s shed 60 points, the two blue runs 57
+    assert moves[:3] == ["play b6 b7 b8 b11 b12 b13", "play k13 b6 b7 b8 b13 o13", "place k13"]
 
 
 def test_a_move_is_a_turn_of_steps():

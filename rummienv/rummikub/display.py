@@ -177,8 +177,9 @@ def as_command(actions: list[int]) -> str:
 
 
 def whole_turns(state: Any) -> list[list[int]]:
-    """The plays worth offering as whole moves: the most pieces, and the most without the rack's jokers (the
-    solver's exact answers completing what is staged), each as its pieces and COMMIT; none when no play exists.
+    """The plays worth offering as whole moves: the most pieces, the most without the rack's jokers and the most
+    points (the solver's exact answers completing what is staged), each once, as its pieces and COMMIT; none
+    when no play exists.
 
     A program that reads moves as text should not have to find a legal play piece by piece.
     """
@@ -186,7 +187,8 @@ def whole_turns(state: Any) -> list[list[int]]:
     if state.is_terminal() or not mask[RA.COMMIT] and not mask[RA.PLACE:RA.COMMIT].any():
         return []
     me = state.current_player
-    found = WT.plays(state.table, state.racks[me], state.staged, state.solver_args(), mask[:RA.NUM_ACTIONS])
+    found = WT.whole_plays(state.table, state.racks[me], state.staged, state.solver_args(),
+                           state.rules.joker_penalty, mask[:RA.NUM_ACTIONS])
     turns: list[list[int]] = []
     for play in found:
         if play is None:
