@@ -238,9 +238,9 @@ def start_from(net: ActorCritic, config: TrainConfig, game: Game) -> None:
             raise ValueError(f"init_from {config.init_from!r} was trained with {key} {theirs.get(key, False)!r}, "
                              f"this run has {getattr(config, key)!r}")
     shape, weights = dict(data["model_shape"]), data["model"]
-    if config.whole_turns and (shape["obs_size"], shape["num_actions"]) in game.network_shapes()[1:]:
-        weights = with_all_plays(weights, shape, config.num_players)  # a network of the two-play mode
-        shape = dict(net.shape, hidden_size=shape["hidden_size"], num_layers=shape["num_layers"])
+    if (shape["obs_size"], shape["num_actions"]) in game.network_shapes()[1:]:  # an earlier mode's network
+        weights = with_all_plays(weights, config.num_players)
+        shape.update(obs_size=net.shape["obs_size"], num_actions=net.shape["num_actions"])
     if shape != dict(net.shape):
         raise ValueError(f"init_from {config.init_from!r} is a network of shape {shape}, "
                          f"this run's is {dict(net.shape)} (hidden_size, num_layers)")

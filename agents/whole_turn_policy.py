@@ -118,22 +118,20 @@ def plays_of(num_actions: int) -> int:
     """How many whole plays a whole-turn network of ``num_actions`` outputs chooses among: all of them, or the
     first two of the mode before the points play."""
     count = num_actions - A.NUM_ACTIONS
-    if count not in (2, len(whole_turns.PLAYS)):
-        raise ValueError(f"a whole-turn network has {A.NUM_ACTIONS + 2} or {whole_turns.NUM_ACTIONS} actions, "
-                         f"not {num_actions}")
+    if count not in (whole_turns.TWO_PLAYS, len(whole_turns.PLAYS)):
+        raise ValueError(f"a whole-turn network has {A.NUM_ACTIONS + whole_turns.TWO_PLAYS} or "
+                         f"{whole_turns.NUM_ACTIONS} actions, not {num_actions}")
     return count
 
 
-def with_all_plays(weights: dict[str, Any], shape: dict[str, int], num_players: int) -> dict[str, Any]:
-    """A two-play network's weights (``shape``, a checkpoint's model_shape) in the shape of this mode's, so that
-    training can start from it (``init_from``).
+def with_all_plays(weights: dict[str, Any], num_players: int) -> dict[str, Any]:
+    """A two-play network's weights in the shape of this mode's, so that training can start from it
+    (``init_from``).
 
     The points play's observation parts come last and get no weight, so the network reads what it read; its
     action starts as a copy of MAX_PLAY's, which it equals where the two plays are the same, and training
     learns where they are not.
     """
-    if plays_of(shape["num_actions"]) == len(whole_turns.PLAYS):
-        return weights
     grown = dict(weights)
     first = grown["trunk.0.weight"]
     extra = whole_turns.size(num_players) - first.shape[1]

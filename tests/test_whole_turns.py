@@ -209,7 +209,7 @@ def test_a_network_of_the_two_play_mode_plays_as_trained_and_training_can_start_
     agent = load_agent(path, "rummikub_cards", 2)
     assert isinstance(agent, WholeTurnPolicy) and agent.count == 2
     grown = ActorCritic(W.size(2), W.NUM_ACTIONS)
-    grown.load_state_dict(with_all_plays(old.state_dict(), old.shape, 2))
+    grown.load_state_dict(with_all_plays(old.state_dict(), 2))
     seen = 0
     for state in _random_games("rummikub_cards", 2, 4, 2):
         if state.is_terminal():

@@ -52,6 +52,7 @@ MOST_POINTS_PLAY = A.NUM_ACTIONS + 2
 NUM_ACTIONS = A.NUM_ACTIONS + 3
 PLAYS = ("max_play", "keep_jokers_play", "most_points_play")
 NAMES = {MAX_PLAY: "MAX_PLAY", KEEP_JOKERS_PLAY: "KEEP_JOKERS_PLAY", MOST_POINTS_PLAY: "MOST_POINTS_PLAY"}
+TWO_PLAYS = 2  # the plays of the mode before MOST_POINTS_PLAY, whose networks still play (network_shapes)
 FACTS = 4
 _SCALE = np.where(np.arange(NUM_TYPES) == JOKER, observation.JOKER_SCALE, observation.PIECE_SCALE).astype(np.float32)
 PLAY_POINTS_SCALE = 100.0  # a play's points
@@ -72,7 +73,7 @@ def layout(num_players: int) -> dict[str, slice]:
 
 
 def size(num_players: int, plays: int = len(PLAYS)) -> int:
-    """The observation's size with the first ``plays`` of PLAYS (2: the mode before the points play)."""
+    """The observation's size with the first ``plays`` of PLAYS (TWO_PLAYS: the mode before the points play)."""
     return observation.size(num_players) + plays * (NUM_TYPES + FACTS)
 
 
@@ -113,7 +114,7 @@ def whole_plays(table: np.ndarray, rack: np.ndarray, staged: np.ndarray, solver_
     """The first ``count`` plays of PLAYS completing ``staged``, None where there is none (``plays``,
     ``most_points``)."""
     most, kept = plays(table, rack, staged, solver_args, mask)
-    if count == 2:
+    if count == TWO_PLAYS:
         return most, kept
     return most, kept, most_points(table, rack, staged, solver_args, joker_penalty, most)
 
@@ -153,7 +154,7 @@ class WholeTurnGame(RummikubGame):
 
     def network_shapes(self) -> list[tuple[int, int]]:
         """This mode's, and the two-play mode's before MOST_POINTS_PLAY (``agents.whole_turn_policy``)."""
-        return super().network_shapes() + [(size(self.num_players, 2), A.NUM_ACTIONS + 2)]
+        return super().network_shapes() + [(size(self.num_players, TWO_PLAYS), A.NUM_ACTIONS + TWO_PLAYS)]
 
     def wide_parts(self) -> dict[str, tuple[float, float]]:
         """A play's pieces and points reach the whole set's (``features``)."""
