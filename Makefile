@@ -24,7 +24,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 test: $(STAMP)
-	$(BIN)/python -m pytest -n auto tests
+	$(BIN)/python -m pytest -n auto --dist worksteal tests
 
 # train.py prints the make form of its resume hint: it learns here how it was started, and with which CONFIG
 train: $(STAMP)

@@ -115,6 +115,15 @@ def _state(cnt: Sequence[int] | np.ndarray, fixed: Sequence[int] | np.ndarray | 
     return tuple(cnt[:NUM_REAL]) + (cnt[JOKER],) + tuple(fx[1:])
 
 
+# What the other three colours of a group add beside its numbered piece, with the group's size and the free and
+# fixed jokers it takes: made once, as every search step asks for them.
+_GROUP_CHOICES = [
+    (choice, 1 + sum(ch != "none" for ch in choice), choice.count("free"), choice.count("fixed"))
+    for choice in itertools.product(("none", "real", "free", "fixed"), repeat=3)
+    if 1 + sum(ch != "none" for ch in choice) >= 3
+]
+
+
 def _candidate_sets(state: tuple, t: int) -> list[tuple[tuple[int, ...], int, tuple[Piece, ...]]]:
     """Every valid set that contains numbered piece ``t`` and fits in ``state``.
 
@@ -133,11 +142,8 @@ def _candidate_sets(state: tuple, t: int) -> list[tuple[tuple[int, ...], int, tu
     # standing for that colour. A fixed joker qualifies only if fixed to n (K5).
     fixed_n = state[_FREE + n]
     others = [d for d in range(4) if d != c]
-    for choice in itertools.product(("none", "real", "free", "fixed"), repeat=3):
-        size = 1 + sum(ch != "none" for ch in choice)
-        if size < 3:
-            continue
-        if choice.count("free") > free or choice.count("fixed") > fixed_n:
+    for choice, size, frees, fixeds in _GROUP_CHOICES:
+        if frees > free or fixeds > fixed_n:
             continue
         pieces: list[Piece] = [(t, c, n)]
         ok = True
@@ -232,11 +238,21 @@ def max_partition_value(
     return _best(_state(counts, fixed))
 
 
+@lru_cache(maxsize=1 << 18)
+def _splits(state: tuple) -> bool:
+    """Whether ``state`` splits into valid sets: ``_best`` without the values, stopping at the first split."""
+    t = _lowest_real(state)
+    if t < 0:
+        return not any(state[_FREE:])
+    removals = {removal for removal, _, _ in _candidate_sets(state, t)}
+    return any(_splits(_remove(state, removal)) for removal in removals)
+
+
 def partitionable(
     counts: Sequence[int] | np.ndarray, fixed: Sequence[int] | np.ndarray | None = None
 ) -> bool:
     """Whether the pieces (plus the fixed jokers) split exactly into valid sets (C6)."""
-    return _best(_state(counts, fixed)) is not None
+    return _splits(_state(counts, fixed))
 
 
 def _describe_piece(piece: Piece) -> str:
@@ -278,7 +294,7 @@ def partitions(
                 continue
             seen.add(key)
             rest = _remove(state, removal)
-            if _best(rest) is None:
+            if not _splits(rest):
                 continue
             this = tuple(_describe_piece(p) for p in pieces)
             for tail in rec(rest):
@@ -419,5 +435,6 @@ def legal_mask(
 
 
 def clear_cache() -> None:
-    """Drop the memo (it is bounded anyway); useful before timing."""
+    """Drop the memos (they are bounded anyway); useful before timing."""
     _best.cache_clear()
+    _splits.cache_clear()
