@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import torch
 from torch import nn
+from torch.nn import functional as F
 
 # Finite, so that 0 * log(0) stays 0 in the entropy instead of becoming NaN.
 ILLEGAL_LOGIT = -1e8
@@ -54,6 +55,15 @@ class ActorCritic(nn.Module):
         self.shape = {"obs_size": obs_size, "num_actions": num_actions,
                       "hidden_size": hidden_size, "num_layers": num_layers}
 
+    def plain_layers(self) -> list[tuple[torch.Tensor, torch.Tensor]]:
+        """The policy's layers (the trunk's, then the actor) as (weight, bias) tensors for ``policy_logits``.
+
+        They share the parameters' storage, so in-place updates (an optimiser's step, ``load_state_dict``) show
+        through them; a learner's network acts through them between its updates.
+        """
+        linears = [m for m in self.trunk if isinstance(m, nn.Linear)] + [self.actor]
+        return [(m.weight.detach(), m.bias.detach()) for m in linears]
+
     def get_value(self, obs: torch.Tensor) -> torch.Tensor:
         return self.critic(self.trunk(obs)).squeeze(-1)
 
@@ -74,6 +84,19 @@ class ActorCritic(nn.Module):
         logprob = logp.gather(-1, action.unsqueeze(-1)).squeeze(-1)
         entropy = -(logp.exp() * logp).sum(-1)  # illegal entries: 0 * (about -1e8) = 0
         return action, logprob, entropy, self.critic(hidden).squeeze(-1)
+
+
+def policy_logits(layers: list[tuple[torch.Tensor, torch.Tensor]], obs: torch.Tensor) -> torch.Tensor:
+    """``actor(trunk(obs))``, bit for bit, from ``ActorCritic.plain_layers``.
+
+    Agents act one row at a time in evaluation, play and the envs' opponents, where calling the modules costs
+    more than their arithmetic: a row through the plain tensors took 82 us against 150 through the modules
+    (median of five runs, one thread).
+    """
+    hidden = obs
+    for weight, bias in layers[:-1]:
+        hidden = F.linear(hidden, weight, bias).relu_()
+    return F.linear(hidden, *layers[-1])
 
 
 def network_for(shape: dict[str, int]) -> ActorCritic:
@@ -118,6 +141,7 @@ class PolicyAgent:
     def __init__(self, net: ActorCritic, seed: int | None = 0, greedy: bool = False, name: str = "ppo") -> None:
         self.name = name  # the label evaluation tables show
         self.net = net.eval()
+        self.layers = net.plain_layers()
         self.greedy = greedy
         self.generator = torch.Generator().manual_seed(int(seed or 0))
 
@@ -132,7 +156,7 @@ class PolicyAgent:
         obs = torch.as_tensor(np.asarray(observations, dtype=np.float32))
         mask = torch.as_tensor(np.asarray(action_masks) != 0)
         with torch.inference_mode(), few_threads(len(obs)):
-            logits = masked_logits(self.net.actor(self.net.trunk(obs)), mask)
+            logits = masked_logits(policy_logits(self.layers, obs), mask)
             if self.greedy:
                 return logits.argmax(dim=-1).numpy()
             return gumbel_sample(logits, self.generator).numpy()

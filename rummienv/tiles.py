@@ -80,6 +80,11 @@ def number_of(index: int) -> int:
     return index % NUMBERS + 1
 
 
+# The number of each numbered type (the joker, 52, has none): its face value in scoring (T9) and what a joker
+# fixed to a number stands for (K5).
+NUMBER_OF_TYPE = np.tile(np.arange(1, NUMBERS + 1, dtype=np.int64), len(COLOURS))
+
+
 def colour_of(index: int) -> int:
     return index // NUMBERS
 

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 import torch
 
+from agents import ppo
 from agents.ppo import ActorCritic, PolicyAgent
 from agents.registry import bot_names
 from agents.selfplay import LATEST, OpponentPool, SelfPlay
@@ -89,12 +90,13 @@ def test_masked_policy_never_picks_an_illegal_action() -> None:
     assert mask.numpy()[np.arange(500), picks].all()
 
 
-def test_an_agent_acts_on_a_few_rows_with_one_thread_and_gives_the_process_its_threads_back() -> None:
+def test_an_agent_acts_on_a_few_rows_with_one_thread_and_gives_the_process_its_threads_back(monkeypatch) -> None:
     """Single decisions run on one torch thread (a second only waits for a core on a busy machine); big
     batches keep the process's threads, and the setting is the same after either."""
     net = ActorCritic(10, 6, hidden_size=16)
     seen = []
-    net.trunk.register_forward_hook(lambda *_: seen.append(torch.get_num_threads()))
+    forward = ppo.policy_logits
+    monkeypatch.setattr(ppo, "policy_logits", lambda *args: seen.append(torch.get_num_threads()) or forward(*args))
     agent = PolicyAgent(net, seed=1)
     before = torch.get_num_threads()
     torch.set_num_threads(2)
@@ -215,3 +217,20 @@ def test_the_commands_a_run_prints_work_the_way_it_was_started(monkeypatch: pyte
                                                                          "--resume"
     monkeypatch.setattr(train_control.shutil, "which", lambda name: train_control.sys.executable)
     assert command("train.py", "c.yaml", ["--overwrite"], True, "runs") == "python train.py --config c.yaml --overwrite"
+
+
+def test_an_agent_acts_as_its_network_computes_and_follows_its_training() -> None:
+    """``policy_logits`` equals the modules' forward pass bit for bit, and an agent made before an update of
+    its network (as a learner's is) acts with the updated weights."""
+    torch.manual_seed(0)
+    net = ActorCritic(10, 6, hidden_size=16)
+    obs = torch.rand(5, 10)
+    with torch.inference_mode():
+        assert torch.equal(ppo.policy_logits(net.plain_layers(), obs), net.actor(net.trunk(obs)))
+    agent = PolicyAgent(net, greedy=True)
+    mask = np.ones((5, 6), dtype=np.int8)
+    with torch.no_grad():
+        net.actor.bias.copy_(torch.tensor([0.0, 0, 0, 0, 0, 100.0]))  # in place, as an optimiser's step
+    assert (agent.act_batch(obs.numpy(), mask) == 5).all()
+    net.load_state_dict({**net.state_dict(), "actor.bias": torch.tensor([0.0, 0, 100.0, 0, 0, 0])})
+    assert (agent.act_batch(obs.numpy(), mask) == 2).all()

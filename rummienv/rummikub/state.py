@@ -24,10 +24,9 @@ from rummienv.rummikub import solver
 from rummienv.rummikub.describe import state_to_dict
 from rummienv.rummikub.sets import set_numbers
 from rummienv.rummikub.turn_memory import TurnMemory
-from rummienv.tiles import COPIES, JOKER, NUM_TYPES, NUMBERS, counts_text, number_of, tiles_of
+from rummienv.tiles import COPIES, JOKER, NUM_TYPES, NUMBER_OF_TYPE, NUMBERS, counts_text, number_of, tiles_of
 
 TableSet = tuple[str, tuple[int, ...]]  # (kind, pieces in order)
-_NUMBER_OF_TYPE = np.array([number_of(t) for t in range(52)])
 
 
 def full_set(rules: RummikubRules) -> np.ndarray:
@@ -39,9 +38,7 @@ def full_set(rules: RummikubRules) -> np.ndarray:
 
 def rack_value(rack: np.ndarray, joker_penalty: int) -> int:
     """T9/K7: a rack's minus points; jokers at the preset's penalty."""
-    return int((rack[:52].astype(np.int64) * np.tile(np.arange(1, NUMBERS + 1), 4)).sum()) + int(
-        rack[JOKER]
-    ) * joker_penalty
+    return int(rack[:JOKER] @ NUMBER_OF_TYPE) + int(rack[JOKER]) * joker_penalty
 
 
 class RummikubGame(Game):
@@ -219,7 +216,7 @@ class RummikubState(State):
         if not self.fixed.any():
             return []
         free = self.racks[self._current][:52] > self.staged[:52]
-        return np.flatnonzero(free & (self.fixed[_NUMBER_OF_TYPE] > 0)).tolist()
+        return np.flatnonzero(free & (self.fixed[NUMBER_OF_TYPE] > 0)).tolist()
 
     def _swap_is_playable(self, tile: int) -> bool:
         """A swap is offered only if some legal play follows it (the freed joker goes down again)."""

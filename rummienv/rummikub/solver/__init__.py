@@ -21,7 +21,7 @@ from typing import Literal
 
 import numpy as np
 
-from rummienv.tiles import JOKER, NUM_TYPES, NUMBERS, counts_text
+from rummienv.tiles import JOKER, NUM_TYPES, NUMBER_OF_TYPE, NUMBERS, counts_text
 
 # caching first: numba's cache of every module below then sees the whole package
 from . import caching, masks, passes, search  # noqa: F401
@@ -34,7 +34,6 @@ _NO_FIXED = np.zeros(NUMBERS + 1, dtype=np.int64)
 _NO_STAGED = np.zeros(NUM_TYPES, dtype=np.int64)
 _NO_TABLE = _NO_STAGED
 _TILE_WEIGHT = np.ones(52, dtype=np.int64)
-_POINT_WEIGHT = np.tile(np.arange(1, NUMBERS + 1, dtype=np.int64), 4)
 
 
 def overflow_error() -> RuntimeError:
@@ -179,7 +178,7 @@ def best_play(table, rack, staged=None, *, fixed=None, opened: bool = True, thre
     if objective not in ("tiles", "points"):
         raise ValueError(f"objective must be 'tiles' or 'points', got {objective!r}")
     p = _problem(table, rack, staged, fixed, opened, threshold)
-    weight, joker_weight = (_TILE_WEIGHT, 1) if objective == "tiles" else (_POINT_WEIGHT, joker_penalty)
+    weight, joker_weight = (_TILE_WEIGHT, 1) if objective == "tiles" else (NUMBER_OF_TYPE, joker_penalty)
     if joker_weight > 0 and _some_layout(_Problem(p.hi, p.hi, p.jhi, p.jhi, p.fixed, p.threshold, p.base)):
         used = np.append(p.hi, p.jhi)
         arrange = lambda: _passes(p, weight, joker_weight)[1]()  # noqa: E731
@@ -192,7 +191,7 @@ def best_play(table, rack, staged=None, *, fixed=None, opened: bool = True, thre
     if play.sum() == 0:
         return None
     value = int(play.sum()) if objective == "tiles" else int(
-        (play[:52] * _POINT_WEIGHT).sum() + play[JOKER] * joker_penalty)
+        (play[:52] * NUMBER_OF_TYPE).sum() + play[JOKER] * joker_penalty)
     return Solution(play=play.astype(np.int8), value=value, arrange=arrange)
 
 
