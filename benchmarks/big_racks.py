@@ -15,10 +15,13 @@ rack holds 20 to 55 pieces: table, rack and staged pieces in notation, the seat'
 deciding and in which deal. ``big_racks_answers.jsonl`` beside this script holds 50 such positions with the
 answers the solver gave them before its big-rack shortcuts (``tests/test_big_racks.py`` checks them).
 
-Timing mode asks three questions at each position and prints median and p99 milliseconds of each:
+Timing mode asks four questions at each position and prints median and p99 milliseconds of each:
 
 * ``most``: the play with the most pieces (``solver.best_play``);
 * ``keep_jokers``: the same with the rack's jokers kept back, where the rack holds one;
+* ``most_points``: the play that sheds the most points, a joker at ``--game``'s penalty (T9/K7), where the
+  play with the most pieces leaves some in the rack (``whole_turns.most_points``: a whole-turn network of
+  three plays asks it at every decision);
 * ``go_out``: whether a legal play lays every rack piece, the search that stops at the first layout
   (``solver.is_legal_play`` of the whole rack), which a hoarder asks where it used to find its best play
   and compare its size with the rack's; every answer is checked against that size.
@@ -61,7 +64,7 @@ from rummienv.tiles import JOKER, counts_of, parse_tiles, tile_name, tiles_of
 
 ROOT = Path(__file__).resolve().parents[1]
 SMALLEST, LARGEST = 20, 55  # the racks logged, in pieces
-QUESTIONS = ("most", "keep_jokers", "go_out")
+QUESTIONS = ("most", "keep_jokers", "most_points", "go_out")
 MAKE_POSITIONS = "make one with: python benchmarks/big_racks.py --write-positions positions.jsonl"
 
 
@@ -152,18 +155,21 @@ def baseline_solver(rev: str) -> ModuleType:
 
 
 def answers(module: ModuleType, table: np.ndarray, rack: np.ndarray, staged: np.ndarray, args: dict,
-            spent: dict[str, list[float]]) -> list[Any]:
-    """The three answers of one position from a solver module, each question's time added to ``spent``."""
+            joker_penalty: int, spent: dict[str, list[float]]) -> list[Any]:
+    """The answers of one position from a solver module, each question's time added to ``spent``."""
     out: list[Any] = []
     kept = rack.copy()
     kept[JOKER] = staged[JOKER]
     for question in QUESTIONS:
-        if question == "keep_jokers" and rack[JOKER] <= staged[JOKER]:
+        if (question == "keep_jokers" and rack[JOKER] <= staged[JOKER]) or (
+                question == "most_points" and (out[0] is None or int(out[0].play.sum()) == int(rack.sum()))):
             out.append(None)
             continue
         start = time.perf_counter()
         if question == "go_out":
             answer: Any = module.is_legal_play(table, rack, **args)
+        elif question == "most_points":
+            answer = module.best_play(table, rack, staged, objective="points", joker_penalty=joker_penalty, **args)
         else:
             answer = module.best_play(table, kept if question == "keep_jokers" else rack, staged, **args)
         spent[question].append((time.perf_counter() - start) * 1000)
@@ -184,7 +190,10 @@ def answer_bytes(answer: Any) -> bytes:
 
 
 def summary(times: list[float]) -> dict[str, float]:
+    """Count, median, p99, most and total of a question's times; the count alone for a question never asked."""
     times = sorted(times)
+    if not times:
+        return {"count": 0}
     return {"count": len(times), "median_ms": round(statistics.median(times), 3),
             "p99_ms": round(times[min(len(times) - 1, int(0.99 * len(times)))], 3), "max_ms": round(times[-1], 3),
             "total_s": round(sum(times) / 1000, 2)}
@@ -195,26 +204,27 @@ def pieces(sizes: list[int]) -> dict[str, float]:
     return {"min": min(sizes), "median": statistics.median(sizes), "max": max(sizes)}
 
 
-def warm_up(module: ModuleType, positions: list) -> None:
+def warm_up(module: ModuleType, positions: list, joker_penalty: int) -> None:
     """Compile (or load) every entry point timed, on the first position: the first call is not a solve's cost."""
     table, rack, staged, args = positions[0]
-    answers(module, table, rack, staged, args, {q: [] for q in QUESTIONS})
+    answers(module, table, rack, staged, args, joker_penalty, {q: [] for q in QUESTIONS})
 
 
-def time_builds(positions: list, builds: dict[str, ModuleType]) -> tuple[dict, dict, int]:
+def time_builds(positions: list, builds: dict[str, ModuleType], joker_penalty: int) -> tuple[dict, dict, int]:
     """Every position's answers from every build, the builds taking turns; (times by build and question,
     digests by build, positions whose answers differ between the builds)."""
     spent = {name: {q: [] for q in QUESTIONS} for name in builds}
     digests = {name: hashlib.sha256() for name in builds}
     differ = 0
     for module in builds.values():
-        warm_up(module, positions)
+        warm_up(module, positions, joker_penalty)
     # the games' imports (the networks' library among them) leave a heap that a full collection walks for a tenth
     # of a second, inside whichever call it interrupts: kept out of the collector, it times the solver alone
     gc.freeze()
     for i, (table, rack, staged, args) in enumerate(positions):
         names = list(builds) if i % 2 == 0 else list(builds)[::-1]
-        found = {name: [answer_bytes(a) for a in answers(builds[name], table, rack, staged, args, spent[name])]
+        found = {name: [answer_bytes(a) for a in answers(builds[name], table, rack, staged, args, joker_penalty,
+                                                                  spent[name])]
                  for name in names}
         for name in builds:
             for data in found[name]:
@@ -229,7 +239,8 @@ def main() -> int:
     source.add_argument("--positions", metavar="FILE", help="JSON lines file of logged positions to time")
     source.add_argument("--write-positions", metavar="FILE", help="play games, log their big-rack positions here")
     ap.add_argument("--game", choices=("rummikub", "rummikub_cards"), default="rummikub",
-                    help="the game --write-positions plays")
+                    help="the game --write-positions plays; when timing, the game the positions are of (its joker "
+                         "penalty prices the most-points play)")
     ap.add_argument("--agents", nargs=2, default=["hoard", "ppo"], metavar="NAME", help="the two seats' agents")
     ap.add_argument("--games", type=int, default=300, help="games to play for --write-positions")
     ap.add_argument("--seed", type=int, default=0, help="the first game's deal seed")
@@ -267,7 +278,7 @@ def main() -> int:
             builds["old"] = baseline_solver(args.against)
         except subprocess.CalledProcessError as e:
             ap.error(f"--against {args.against}: {e.stderr.strip()}")
-    spent, digests, differ = time_builds(positions, builds)
+    spent, digests, differ = time_builds(positions, builds, make_rules(args.game).joker_penalty)
 
     result: dict[str, Any] = {"positions": len(positions), "source": args.positions,
                               "rack_pieces": pieces([int(p[1].sum()) for p in positions]),
@@ -279,14 +290,18 @@ def main() -> int:
     for name in builds:
         for q in QUESTIONS:
             s = result[name][q]
+            if not s["count"]:
+                print(f"{name:4s} {q:12s}      0 asked")
+                continue
             print(f"{name:4s} {q:12s} {s['count']:6d} asked  median {s['median_ms']:8.3f} ms  p99 {s['p99_ms']:9.3f}"
                   f"  max {s['max_ms']:9.3f}  total {s['total_s']:8.2f} s")
         print(f"{name:4s} answers sha256 {digests[name]}")
     if args.against:
         result["speedup"] = {q: {k: round(result["old"][q][k] / max(result["new"][q][k], 1e-9), 2)
-                                 for k in ("median_ms", "p99_ms", "total_s")} for q in QUESTIONS}
+                                 for k in ("median_ms", "p99_ms", "total_s")} for q in QUESTIONS
+                             if result["new"][q]["count"]}
         result["differ"] = differ
-        for q in QUESTIONS:
+        for q in result["speedup"]:
             r = result["speedup"][q]
             print(f"old/new {q:12s} median {r['median_ms']:6.2f}x  p99 {r['p99_ms']:6.2f}x  total {r['total_s']:6.2f}x")
         print(f"positions whose answers differ: {differ}")

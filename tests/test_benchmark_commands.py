@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -102,3 +103,30 @@ def test_other_benchmarks_refuse_missing_paths(tmp_path):
     refused(bench("mask_cost.py", "--record", str(nowhere)), str(nowhere))
     refused(bench("expert_decisions.py", "--json", str(nowhere)), str(nowhere))
     refused(bench("solver.py", "--json", str(nowhere)), str(nowhere))
+
+
+def test_big_racks_times_the_whole_turn_plays_as_the_mode_asks_them(tmp_path):
+    """The big-rack benchmark's four answers at logged positions are the whole-turn mode's plays (most pieces,
+    jokers kept, most points, asked only where the most pieces leave some) and whether the whole rack goes out."""
+    from rummienv.rummikub import solver, whole_turns
+
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import big_racks
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    positions = big_racks.read_positions(str(ROOT / "benchmarks" / "big_racks_answers.jsonl"), 12)
+    asked = 0
+    for table, rack, staged, args in positions:
+        found = big_racks.answers(solver, table, rack, staged, args, 30, {q: [] for q in big_racks.QUESTIONS})
+        plays = whole_turns.whole_plays(table, rack, staged, args, 30)
+        most = None if found[0] is None else found[0].play
+        for k, (answer, play) in enumerate(zip(found[:3], plays, strict=True)):
+            got = most if answer is None and k else (None if answer is None else answer.play)  # not asked: as
+            assert (got is None) == (play is None) and (play is None or np.array_equal(got, play))  # the mode does
+        asked += found[2] is not None
+        assert found[3] == (found[0] is not None and found[0].play.sum() == rack.sum())
+    assert 0 < asked < len(positions)  # some racks go out whole and skip the points question
+    done = bench("big_racks.py", "--positions", str(ROOT / "benchmarks" / "big_racks_answers.jsonl"), "--count", "3")
+    assert done.returncode == 0, done.stderr
+    assert set(big_racks.QUESTIONS) <= set(json.loads(done.stdout.splitlines()[-1])["new"])
