@@ -115,15 +115,6 @@ def _state(cnt: Sequence[int] | np.ndarray, fixed: Sequence[int] | np.ndarray | 
     return tuple(cnt[:NUM_REAL]) + (cnt[JOKER],) + tuple(fx[1:])
 
 
-# What the other three colours of a group add beside its numbered piece, with the group's size and the free and
-# fixed jokers it takes: made once, as every search step asks for them.
-_GROUP_CHOICES = [
-    (choice, 1 + sum(ch != "none" for ch in choice), choice.count("free"), choice.count("fixed"))
-    for choice in itertools.product(("none", "real", "free", "fixed"), repeat=3)
-    if 1 + sum(ch != "none" for ch in choice) >= 3
-]
-
-
 def _candidate_sets(state: tuple, t: int) -> list[tuple[tuple[int, ...], int, tuple[Piece, ...]]]:
     """Every valid set that contains numbered piece ``t`` and fits in ``state``.
 
@@ -141,25 +132,17 @@ def _candidate_sets(state: tuple, t: int) -> list[tuple[tuple[int, ...], int, tu
     # Groups (C2, C4): t plus 2 or 3 other colours, each a real piece or a joker
     # standing for that colour. A fixed joker qualifies only if fixed to n (K5).
     fixed_n = state[_FREE + n]
-    others = [d for d in range(4) if d != c]
-    for choice, size, frees, fixeds in _GROUP_CHOICES:
-        if frees > free or fixeds > fixed_n:
-            continue
-        pieces: list[Piece] = [(t, c, n)]
-        ok = True
-        for d, ch in zip(others, choice, strict=True):
+    options = []  # per other colour: left out, its piece, a free joker, a joker fixed to n
+    for d in range(4):
+        if d != c:
             idx = d * NUMBERS + n - 1
-            if ch == "real":
-                if state[idx] < 1:
-                    ok = False
-                    break
-                pieces.append((idx, d, n))
-            elif ch == "free":
-                pieces.append((_FREE, d, n))
-            elif ch == "fixed":
-                pieces.append((_FREE + n, d, n))
-        if ok:
-            out.append((tuple(sorted(p[0] for p in pieces)), n * size, tuple(pieces)))
+            options.append([None] + [piece for piece, have in (((idx, d, n), state[idx]), ((_FREE, d, n), free),
+                                                               ((_FREE + n, d, n), fixed_n)) if have])
+    for choice in itertools.product(*options):
+        pieces = ((t, c, n), *(piece for piece in choice if piece is not None))
+        slots = [piece[0] for piece in pieces]
+        if len(pieces) >= 3 and slots.count(_FREE) <= free and slots.count(_FREE + n) <= fixed_n:
+            out.append((tuple(sorted(slots)), n * len(pieces), pieces))
 
     # Runs (C3, C4): colour c, positions s..e with s <= n <= e, length >= 3.
     # Each position other than n holds the real piece (c, p), a free joker, or a
