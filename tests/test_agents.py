@@ -49,7 +49,7 @@ def play_checked(game, agents, seed, max_actions=None):
 def test_rummy500_baselines_play_legal_moves(name, players):
     game = Rummy500Game(None, players)
     opponents = ["greedy", "value", "random"]
-    for seed in range(4 if name == "expert" else 12):  # the expert's hands cost seconds each; the soak plays more
+    for seed in range(4 if name == "expert" else 12):  # the expert's hands cost seconds each
         agents = [make_agent(name, "rummy500", players, seed)] + [
             make_agent(opponents[(seed + i) % 3], "rummy500", players, seed + i) for i in range(1, players)]
         state, _ = play_checked(game, agents, seed)

@@ -105,7 +105,7 @@ def test_other_benchmarks_refuse_missing_paths(tmp_path):
     refused(bench("solver.py", "--json", str(nowhere)), str(nowhere))
 
 
-def test_big_racks_times_the_whole_turn_plays_as_the_mode_asks_them(tmp_path):
+def test_big_racks_times_the_whole_turn_plays_as_the_mode_asks_them():
     """The big-rack benchmark's four answers at logged positions are the whole-turn mode's plays (most pieces,
     jokers kept, most points, asked only where the most pieces leave some) and whether the whole rack goes out."""
     from rummienv.rummikub import solver, whole_turns
@@ -122,8 +122,10 @@ def test_big_racks_times_the_whole_turn_plays_as_the_mode_asks_them(tmp_path):
         plays = whole_turns.whole_plays(table, rack, staged, args, 30)
         most = None if found[0] is None else found[0].play
         for k, (answer, play) in enumerate(zip(found[:3], plays, strict=True)):
-            got = most if answer is None and k else (None if answer is None else answer.play)  # not asked: as
-            assert (got is None) == (play is None) and (play is None or np.array_equal(got, play))  # the mode does
+            # a question the benchmark does not ask (no joker to keep, a rack that goes out) is, in the mode,
+            # answered by the play with the most pieces
+            got = most if answer is None and k else (None if answer is None else answer.play)
+            assert (got is None) == (play is None) and (play is None or np.array_equal(got, play))
         asked += found[2] is not None
         assert found[3] == (found[0] is not None and found[0].play.sum() == rack.sum())
     assert 0 < asked < len(positions)  # some racks go out whole and skip the points question
