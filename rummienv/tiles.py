@@ -85,6 +85,12 @@ def number_of(index: int) -> int:
 NUMBER_OF_TYPE = np.tile(np.arange(1, NUMBERS + 1, dtype=np.int64), len(COLOURS))
 
 
+def face_points(counts: np.ndarray, joker_points: int) -> int:
+    """The pieces' numbers added up, each joker at ``joker_points``: a rack's minus points (T9/K7) and what a
+    play sheds, asked by the rules and the solver alike."""
+    return int(counts[:JOKER] @ NUMBER_OF_TYPE) + int(counts[JOKER]) * joker_points
+
+
 def colour_of(index: int) -> int:
     return index // NUMBERS
 

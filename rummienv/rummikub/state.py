@@ -24,7 +24,17 @@ from rummienv.rummikub import solver
 from rummienv.rummikub.describe import state_to_dict
 from rummienv.rummikub.sets import set_numbers
 from rummienv.rummikub.turn_memory import TurnMemory
-from rummienv.tiles import COPIES, JOKER, NUM_TYPES, NUMBER_OF_TYPE, NUMBERS, counts_text, number_of, tiles_of
+from rummienv.tiles import (
+    COPIES,
+    JOKER,
+    NUM_TYPES,
+    NUMBER_OF_TYPE,
+    NUMBERS,
+    counts_text,
+    face_points,
+    number_of,
+    tiles_of,
+)
 
 TableSet = tuple[str, tuple[int, ...]]  # (kind, pieces in order)
 
@@ -38,7 +48,7 @@ def full_set(rules: RummikubRules) -> np.ndarray:
 
 def rack_value(rack: np.ndarray, joker_penalty: int) -> int:
     """T9/K7: a rack's minus points; jokers at the preset's penalty."""
-    return int(rack[:JOKER] @ NUMBER_OF_TYPE) + int(rack[JOKER]) * joker_penalty
+    return face_points(rack, joker_penalty)
 
 
 class RummikubGame(Game):

@@ -21,7 +21,7 @@ from typing import Literal
 
 import numpy as np
 
-from rummienv.tiles import JOKER, NUM_TYPES, NUMBER_OF_TYPE, NUMBERS, counts_text
+from rummienv.tiles import JOKER, NUM_TYPES, NUMBER_OF_TYPE, NUMBERS, counts_text, face_points
 
 # caching first: numba's cache of every module below then sees the whole package
 from . import caching, masks, passes, search  # noqa: F401
@@ -190,8 +190,7 @@ def best_play(table, rack, staged=None, *, fixed=None, opened: bool = True, thre
     play = used - p.base
     if play.sum() == 0:
         return None
-    value = int(play.sum()) if objective == "tiles" else int(
-        (play[:52] * NUMBER_OF_TYPE).sum() + play[JOKER] * joker_penalty)
+    value = int(play.sum()) if objective == "tiles" else face_points(play, joker_penalty)
     return Solution(play=play.astype(np.int8), value=value, arrange=arrange)
 
 
