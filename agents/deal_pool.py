@@ -1,10 +1,13 @@
 """Worker processes that play deals on every core, for the evaluator and the ladder.
 
 A job is one deal's games (every lineup of it); a worker plays it and hands back its records and the seconds the
-games took, and the caller puts the jobs back in order. Jobs go out one at a time (``imap_unordered``), so a
-dear deal does not hold up cheap ones behind it. The processes are spawned, not forked: forking a process that
-has loaded torch can hang. Jobs, and the ``play`` function that plays one, must therefore pickle: rules objects
-do, and agents travel as specs (names, checkpoint paths, ``module:Class``), never as objects.
+games took, and the caller puts the jobs back in order. Jobs go out one at a time, each to whichever process is
+free, so a dear deal does not hold up cheap ones behind it. The calling process is one of the workers: it has
+imported and loaded all it plays with already, so it plays from the first second while the others start, which
+takes a spawned process about three seconds (torch, the compiled kernels, a network's file) and was the most
+of what two workers lost to one on a short evaluation. The other processes are spawned, not forked: forking a
+process that has loaded torch can hang. Jobs, and the ``play`` function that plays one, must therefore pickle:
+rules objects do, and agents travel as specs (names, checkpoint paths, ``module:Class``), never as objects.
 """
 
 from __future__ import annotations
@@ -13,9 +16,11 @@ import contextlib
 import functools
 import multiprocessing
 import os
+import queue
 import signal
 import sys
 import threading
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -36,14 +41,18 @@ def start_worker(rules: Rules, players: int, specs: Sequence[Any]) -> None:
     """A worker process uses one core: torch would otherwise start a thread per core in every worker.
 
     It makes each agent once, so that imports and first loads (torch, a network's file) happen here and not in
-    its first jobs, whose times the estimate of the time left is made from. Ctrl-C, which a terminal sends to
-    every process of the command, is left to the main process: it ends the workers itself, where each of them
-    would otherwise print a traceback.
+    its first jobs, whose times the estimate of the time left is made from; one that cannot be made is left to
+    the calling process, which makes every spec as the workers start and raises the error there. Ctrl-C, which a
+    terminal sends to every process of the command, is left to the main process: it ends the workers itself, where
+    each of them would otherwise print a traceback.
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     os.environ["OMP_NUM_THREADS"] = "1"
     for spec in specs:
-        make_agent(spec, rules, players, seed=0)
+        try:
+            make_agent(spec, rules, players, seed=0)
+        except Exception:
+            break
     if "torch" in sys.modules:
         sys.modules["torch"].set_num_threads(1)
 
@@ -71,24 +80,82 @@ def _born_ignoring_ctrl_c() -> Iterator[None]:
 
 
 def play_all(play: Play, jobs: Sequence[Any], workers: int, rules: Rules, players: int,
-             specs: Sequence[Any]) -> Iterator[tuple[int, Records, float]]:
-    """Each job's index, records and seconds as it finishes: in this process for one worker, else in a pool.
+             specs: Sequence[Any], here: Play | None = None) -> Iterator[tuple[int, Records, float]]:
+    """Each job's index, records and seconds as it finishes: in this process alone for one worker, else here and in
+    ``workers - 1`` spawned processes.
 
-    ``play`` is a module's function (a worker imports it by name). ``specs``, the agents the jobs play with, are
-    each made once here first: a spec that fails then raises here, where in a worker's start the pool would start
-    the failed worker again and again. Close the iterator (``contextlib.closing``) to end the pool at once when the
-    caller stops early; Ctrl-C while it waits ends the pool too.
+    ``play`` is a module's function (a worker imports it by name); ``here`` plays a job in this process (default
+    ``play``), where agents already made can serve. ``specs``, the agents the jobs play with, are each made once
+    here while the helpers start: a spec that fails raises here and ends the pool (a helper's start lets it pass,
+    where the pool would start a failed helper again and again). Close the iterator (``contextlib.closing``) to end
+    the pool at once when the caller stops early; Ctrl-C ends the pool too.
     """
+    here = play if here is None else here
     count = processes(workers, len(jobs))
     if count == 1:
         for item in enumerate(jobs):
-            yield _indexed(play, item)
+            yield _indexed(here, item)
         return
     specs = list(dict.fromkeys(specs))
-    for spec in specs:
-        make_agent(spec, rules, players)
     context = multiprocessing.get_context("spawn")
-    with _born_ignoring_ctrl_c():
-        pool = context.Pool(count, initializer=start_worker, initargs=(rules, players, specs))
+    with _born_ignoring_ctrl_c():  # started first, so that the helpers start while this process loads the agents
+        pool = context.Pool(count - 1, initializer=start_worker, initargs=(rules, players, specs))
     with pool:
-        yield from pool.imap_unordered(functools.partial(_indexed, play), enumerate(jobs))
+        for spec in specs:
+            make_agent(spec, rules, players)
+        yield from _shared(functools.partial(_indexed, play), functools.partial(_indexed, here), jobs, pool, count - 1)
+
+
+def _shared(remote: Callable, local: Callable, jobs: Sequence[Any], pool: Any,
+            helpers: int) -> Iterator[tuple[int, Records, float]]:
+    """The jobs played by ``pool``'s ``helpers`` and by this process, taken in order by whichever is free.
+
+    A helper gets its next job the moment it hands one back (in the pool's result thread), so it never waits on a
+    dear job this process is playing; this process takes the next job whenever it has handed on what came back.
+    """
+    todo = deque(enumerate(jobs))
+    done: queue.SimpleQueue = queue.SimpleQueue()
+    failed = threading.Event()
+
+    def send() -> None:
+        try:
+            item = todo.popleft()
+        except IndexError:
+            return
+        try:
+            pool.apply_async(remote, (item,), callback=returned, error_callback=broke)
+        except ValueError:  # the pool was closed: this process has stopped taking results
+            pass
+
+    def returned(result: tuple[int, Records, float]) -> None:
+        done.put(result)
+        if not failed.is_set():
+            send()
+
+    def broke(error: BaseException) -> None:
+        failed.set()
+        done.put(error)
+
+    for _ in range(helpers):
+        send()
+    left = len(jobs)
+    while left:
+        while left and not done.empty():  # hand on what came back first
+            yield _returned(done.get())
+            left -= 1
+        if not left:
+            break
+        try:
+            item = todo.popleft()
+        except IndexError:  # all handed out: wait for the helpers
+            yield _returned(done.get())
+        else:
+            yield local(item)
+        left -= 1
+
+
+def _returned(result: tuple[int, Records, float] | BaseException) -> tuple[int, Records, float]:
+    """A helper's result, or its job's error raised here."""
+    if isinstance(result, BaseException):
+        raise result
+    return result

@@ -274,9 +274,10 @@ def worker_seats(specs: tuple[Any, ...], rules: Rules, players: int) -> Seats:
     return Seats(specs, rules, players)
 
 
-def play_deal(deal: Deal) -> tuple[list[dict[str, Any]], float]:
-    """A deal played in a worker process: its records and the seconds its games took."""
-    games = list(deal_games(deal, worker_seats(deal.specs, deal.rules, deal.players)))
+def play_deal(deal: Deal, seats: Seats | None = None) -> tuple[list[dict[str, Any]], float]:
+    """A deal played by ``seats`` (in a worker process, the process's own): its records and the seconds its games
+    took."""
+    games = list(deal_games(deal, worker_seats(deal.specs, deal.rules, deal.players) if seats is None else seats))
     return [record for record, _ in games], sum(seconds for _, seconds in games)
 
 
@@ -284,21 +285,21 @@ def play_deals(deals: Sequence[Deal], workers: int, progress: Progress,
                on_game: Callable[[], None] | None) -> list[list[dict[str, Any]]]:
     """Each deal's records, in the order of ``deals`` whatever order the workers finished them in.
 
-    In this process (one worker) each game is counted as it ends; from workers, as its deal comes back.
+    With one worker each game is counted as it ends; with more (this process one of them), as its deal comes back.
     """
     played: list[list[dict[str, Any]]] = [[] for _ in deals]
     if not deals:
         return played
     first = deals[0]
+    seats = Seats(first.specs, first.rules, first.players)
     if deal_pool.processes(workers, len(deals)) == 1:
-        seats = Seats(first.specs, first.rules, first.players)
         for deal, records in zip(deals, played, strict=True):
             for record, seconds in deal_games(deal, seats):
                 records.append(record)
                 count_game(progress, deal.kind, seconds, on_game)
         return played
-    with contextlib.closing(deal_pool.play_all(play_deal, deals, workers, first.rules, first.players,
-                                               first.specs)) as finished:
+    with contextlib.closing(deal_pool.play_all(play_deal, deals, workers, first.rules, first.players, first.specs,
+                                               functools.partial(play_deal, seats=seats))) as finished:
         for index, records, seconds in finished:
             played[index] = records
             count_game(progress, deals[index].kind, seconds, on_game, len(records))

@@ -9,6 +9,12 @@ The seed is fixed and was not used while the agents were developed, so the table
 is the same wherever it is made, on however many worker processes (``--workers``),
 and is no tuned figure.
 
+Every row rests on as many games of the trained agent: ``--deals`` counts a two-seat
+line-up's deals, each played in both seating orders, and a four-seat table, whose
+deal is played in all 24 seating orders, plays a twelfth as many deals (167 of the
+default 2,000: 4,008 games). Played in full, the four-seat table cost as much as
+every two-seat row together, and told no more of each agent.
+
     python -m agents.results --deals 2000
 """
 
@@ -46,23 +52,33 @@ def table_size(stem: str) -> tuple[str, int]:
     return game, int(players.rstrip("p"))
 
 
+def row_deals(deals: int, players: int) -> int:
+    """The deals a line-up of ``players`` seats plays for ``deals`` two-seat deals: as many games of the trained
+    agent (rounded up), since a deal is played once per seating order (``lineups``)."""
+    seatings = len(lineups(players, players))
+    return -(-deals * len(lineups(2, 2)) // seatings)
+
+
 def games_to_play(stems: Sequence[str], deals: int, whole_games: int) -> dict[str, int]:
-    """The rounds and whole games ``measure`` plays for ``stems``: each deal once per lineup of each line-up."""
-    tables = sum(len(lineups(len(lineup), players)) for game, players in map(table_size, stems)
-                 for lineup in matches(game, players))
-    return {ROUND: deals * tables, WHOLE_GAME: whole_games * tables}
+    """The rounds and whole games ``measure`` plays for ``stems``: each of a row's deals once per seating order."""
+    rows = [players for game, players in map(table_size, stems) for _ in matches(game, players)]
+    seatings = {players: len(lineups(players, players)) for players in rows}
+    return {ROUND: sum(row_deals(deals, players) * seatings[players] for players in rows),
+            WHOLE_GAME: sum(row_deals(whole_games, players) * seatings[players] for players in rows)}
 
 
 def measure(stem: str, deals: int, progress: bool | Progress, whole_games: int | None = None,
             workers: int = 1) -> list[dict[str, Any]]:
-    """One row per line-up for the shipped agent ``stem`` (``rummikub_2p``): ``deals`` deals of one round and
-    ``whole_games`` (default: as many) of whole games, played by ``workers`` processes."""
+    """One row per line-up for the shipped agent ``stem`` (``rummikub_2p``): ``deals`` two-seat deals of one round
+    and ``whole_games`` (default: as many) of whole games (``row_deals``), played by ``workers`` processes."""
     game, num_players = table_size(stem)
     facts = training_facts(shipped_path(game, num_players))
+    deals, whole_games = row_deals(deals, num_players), row_deals(deals if whole_games is None else whole_games,
+                                                                  num_players)
     rows = []
     for lineup in matches(game, num_players):
-        report = evaluate(game, lineup, num_players, deals, RESULTS_SEED, progress=progress,
-                          matches=deals if whole_games is None else whole_games, workers=workers)
+        report = evaluate(game, lineup, num_players, deals, RESULTS_SEED, progress=progress, matches=whole_games,
+                          workers=workers)
         mine = report["agents"][TRAINED]
         whole = report["matches"]["agents"][TRAINED] if "matches" in report else {}
         rated = report["rating"]["agents"]
@@ -102,10 +118,10 @@ def markdown(rows: list[dict[str, Any]]) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m agents.results", description=__doc__.split("\n\n")[0])
     parser.add_argument("--deals", type=whole_number(1), default=2000,
-                        help="duplicate deals of one round per line-up (default: 2000); each deal is played once "
-                             "per seating order, a game each")
+                        help="duplicate deals of one round per two-seat line-up (default: 2000), each played in "
+                             "both seating orders; a four-seat table plays a twelfth as many, each in its 24 orders")
     parser.add_argument("--matches", type=whole_number(0),
-                        help="duplicate deals of whole games per line-up (default: --deals)")
+                        help="duplicate deals of whole games per two-seat line-up, as --deals (default: --deals)")
     parser.add_argument("--agents", nargs="+", choices=shipped(), default=shipped(),
                         help="shipped agents to measure (default: all)")
     add_workers(parser)

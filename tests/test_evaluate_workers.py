@@ -1,10 +1,12 @@
 """Evaluation on several processes: the same numbers for any number of workers, each deal's agents seeded by the
-deal alone, the options refused where they make no sense, and workers started deaf to Ctrl-C."""
+deal alone, this process playing beside its helpers, the options refused where they make no sense, and workers
+started deaf to Ctrl-C."""
 
 from __future__ import annotations
 
 import json
 import multiprocessing
+import os
 import signal
 from pathlib import Path
 
@@ -117,3 +119,30 @@ def test_workers_start_with_ctrl_c_ignored_and_this_process_keeps_its_handler() 
     with pool:
         assert pool.apply(signal.getsignal, (signal.SIGINT,)) == signal.SIG_IGN
     assert signal.getsignal(signal.SIGINT) is before
+
+
+def where_played(job: int) -> tuple[list[dict[str, int]], float]:
+    """A job's record: which process played it."""
+    return [{"job": job, "pid": os.getpid()}], 0.0
+
+
+def fails_in_a_helper(job: int) -> tuple[list[dict[str, int]], float]:
+    if multiprocessing.parent_process() is not None:
+        raise RuntimeError(f"job {job} broke in a helper")
+    return where_played(job)
+
+
+def test_this_process_plays_beside_its_helpers_and_every_job_comes_back_once() -> None:
+    """With two workers this process plays jobs from the start, and the spawned one gets its first job at once."""
+    rules = make_rules("rummy500", None)
+    finished = list(deal_pool.play_all(where_played, list(range(30)), 2, rules, 2, ["random"]))
+    assert sorted(index for index, _, _ in finished) == list(range(30))
+    assert all(records == [{"job": index, "pid": records[0]["pid"]}] for index, records, _ in finished)
+    pids = {records[0]["pid"] for _, records, _ in finished}
+    assert os.getpid() in pids and len(pids) == 2
+
+
+def test_a_job_that_fails_in_a_helper_raises_here() -> None:
+    rules = make_rules("rummy500", None)
+    with pytest.raises(RuntimeError, match="broke in a helper"):
+        list(deal_pool.play_all(fails_in_a_helper, list(range(30)), 2, rules, 2, ["random"]))

@@ -12,7 +12,7 @@ import torch
 import rummienv  # noqa: F401  (registers the envs)
 from agents import results, trained
 from agents.checkpoint import load_checkpoint, save_checkpoint
-from agents.evaluate import evaluate
+from agents.evaluate import ROUND, WHOLE_GAME, evaluate
 from agents.ppo import ActorCritic
 from agents.registry import make_agent
 from agents.whole_turn_policy import WholeTurnPolicy
@@ -98,6 +98,15 @@ def test_an_agent_file_acts_as_exported_and_keeps_its_training_facts(tmp_path: P
 def test_a_full_table_is_ranked_among_the_baselines() -> None:
     assert results.matches("rummikub", 4) == [["ppo", "max_tiles", "hold_back", "hoard"]]
     assert results.matches("rummy500", 2) == [["ppo", "value"], ["ppo", "value_hold"]]
+
+
+def test_every_row_of_the_results_rests_on_as_many_games_of_the_trained_agent() -> None:
+    """A four-seat deal is played in 24 seating orders, a two-seat one in 2: the full table plays a twelfth of the
+    deals, rounded up, so that its row is no dearer than a two-seat one."""
+    assert [results.row_deals(deals, 2) for deals in (1, 2000)] == [1, 2000]
+    assert [results.row_deals(deals, 4) for deals in (0, 1, 12, 2000)] == [0, 1, 1, 167]
+    assert results.games_to_play(["rummikub_4p", "rummy500_2p"], 2000, 100) == {
+        ROUND: 167 * 24 + 2 * 2000 * 2, WHOLE_GAME: 9 * 24 + 2 * 100 * 2}
 
 
 @pytest.mark.parametrize("stem", trained.shipped())
