@@ -132,3 +132,13 @@ def test_big_racks_times_the_whole_turn_plays_as_the_mode_asks_them():
     done = bench("big_racks.py", "--positions", str(ROOT / "benchmarks" / "big_racks_answers.jsonl"), "--count", "3")
     assert done.returncode == 0, done.stderr
     assert set(big_racks.QUESTIONS) <= set(json.loads(done.stdout.splitlines()[-1])["new"])
+
+
+def test_solver_states_counts_the_live_states_of_the_exact_pass_and_refuses_what_it_cannot_read(tmp_path):
+    done = bench("solver_states.py", "--positions", str(ROOT / "benchmarks" / "big_racks_answers.jsonl"))
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout.splitlines()[-1])
+    assert result["exact_passes"] > 0 and 0 < result["live"] < result["states"]
+    assert sum(result["dead_ends_by_number"].values()) == result["states"] - result["live"]
+    refused(bench("solver_states.py", "--positions", str(tmp_path / "none.jsonl")), "none.jsonl", "--write-positions")
+    refused(bench("solver_states.py", "--positions", str(tmp_path / "none.jsonl"), "--every", "0"), "--every")

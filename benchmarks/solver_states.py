@@ -1,0 +1,138 @@
+"""What the solver's exact pass stores on big racks, and how much of it could go without changing an answer.
+
+    python benchmarks/solver_states.py --positions FILE [--every K] [--json out.json]
+
+The positions are those ``big_racks.py --write-positions`` logs (racks of 20-55 pieces from the strong agents'
+games). For each one whose whole rack cannot go down and that has a joker, the most-pieces question comes to
+the exact pass (jokers free to stand in, ``passes.best_layout``'s last), and this script runs that pass as the
+solver does, then looks at what it stored:
+
+* **live states**: those from which some stored path reaches a finished layout. A dead state can be left out
+  without changing any answer, as no live state is reached through it, none is first stored from it (that
+  would make it live) and none is covered by it (what covers a live state is live); the share that is live
+  is the most that recognising dead states could save. ``ends`` counts the dead states by the number (1-13)
+  at whose colour steps their lineage stops, which says whether a look-ahead of a few numbers could see it,
+  and ``no_successor_stored`` how a lineage stops: no move was legal, or other states covered every
+  successor (``passes._prune``), which a cover found a step earlier would have caught;
+* **the best floor**: the pass again with the optimum itself as its floor, its time beside the solver's own
+  floor's, which bounds what any floor (the last turn's play, say) could save. Floors do change which of two
+  equal plays is returned, as the states they cut are stored before others.
+
+Prints one JSON line. ``--every K`` takes every K-th position of the file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+from big_racks import MAKE_POSITIONS, read_positions
+from json_lines import emit
+from numba import njit, types
+from numba.typed import Dict
+
+from rummienv.rummikub.solver import _Problem, _problem, _some_layout, passes, programme, workspace
+from rummienv.rummikub.solver.store import NO_FLOOR, SUBSTEPS, YES, ZERO
+
+_TILES = np.ones(52, dtype=np.int64)
+
+
+@njit(cache=True)
+def live_states(q, weight, jcap, floor, bonus, store, ends, ended):
+    """The live states of the pass just run over ``q`` with these bounds, and of all states stored; adds each
+    dead state to ``ends`` at the number where its lineage's last stored state stands, and each state with no
+    stored successor to ``ended``: [none could be made, every one made was covered by another state]."""
+    ctx = programme._contexts(q, weight, jcap, bonus, np.uint64(0), floor, programme.colour_order(q.lo, q.hi), YES)
+    starts, skipped, keys = store.layer_start, store.skipped, store.key
+    steps = [s for s in range(SUBSTEPS) if not skipped[s + 1]]
+    n = len(steps)
+    begin = np.zeros(n + 1, dtype=np.int64)  # layer k (after k of the steps run): begin[k]:begin[k + 1]
+    for k in range(n):
+        begin[k + 1] = starts[steps[k] + 1]
+    end = np.append(begin[1:], starts[SUBSTEPS + 1])
+    top = starts[SUBSTEPS + 1]
+    live = np.zeros(top, dtype=np.bool_)
+    last = np.zeros(top, dtype=np.int64)  # the layer of the deepest stored descendant
+    for i in range(begin[n], end[n]):
+        live[i] = programme._accepts(keys[i], q.jlo, q.threshold)
+        last[i] = n
+    moves = np.empty((programme.MOVES_CAP, 4), dtype=np.int64)
+    for k in range(n - 1, -1, -1):
+        index = Dict.empty(types.int64, types.int64)
+        for j in range(begin[k + 1], end[k + 1]):
+            index[keys[j]] = j
+        c = programme._step_constants(ctx, steps[k])
+        for i in range(begin[k], end[k]):
+            last[i] = k
+            count = programme._moves(c, steps[k], keys[i], store.value[i], store.bits[i], moves)
+            for m in range(count):
+                key = moves[m, 0]
+                if key in index:
+                    j = index[key]
+                    last[i] = max(last[i], last[j])
+                    live[i] = live[i] or live[j]
+            if last[i] == k:  # no successor stored: none could be made, or others covered every one
+                ended[0 if count == 0 else 1] += 1
+    for i in range(top):
+        if not live[i]:
+            ends[steps[max(last[i] - 1, 0)] // 5] += 1
+    return live.sum(), top
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--positions", required=True, metavar="FILE", help=f"logged positions ({MAKE_POSITIONS})")
+    parser.add_argument("--every", type=int, default=1, help="take every K-th position (default: all)")
+    parser.add_argument("--json", type=Path, help="also write the JSON line here")
+    args = parser.parse_args(argv)
+    if args.every < 1:
+        parser.error(f"--every must be at least 1, got {args.every}")
+    try:
+        positions = read_positions(args.positions, None)[::args.every]
+    except (OSError, ValueError) as e:
+        parser.error(f"--positions {args.positions}: {getattr(e, 'strerror', None) or e}; {MAKE_POSITIONS}")
+    store = workspace()
+    ends = np.zeros(13, dtype=np.int64)
+    ended = np.zeros(2, dtype=np.int64)
+    live = stored = passes_run = 0
+    shares: list[float] = []
+    own_floor = best_floor = 0.0
+    for table, rack, staged, solver_args in positions:
+        p = _problem(table, rack, staged, solver_args.get("fixed"), solver_args["opened"],
+                     solver_args.get("threshold", 30))
+        if p.jhi == 0 or _some_layout(_Problem(p.hi, p.hi, p.jhi, p.jhi, p.fixed, p.threshold, p.base)):
+            continue  # no exact pass: no joker, or the search that stops at the first layout answers
+        bonus = p.jhi
+        _, floor = passes.one_pass(p.question, _TILES, 1, ZERO, NO_FLOOR, bonus, store)
+        started = time.perf_counter()
+        _, optimum = passes.one_pass(p.question, _TILES, 1, p.jhi, floor, bonus, store)
+        own_floor += time.perf_counter() - started
+        alive, total = live_states(programme.Question(*p.question), _TILES, p.jhi, floor, bonus, store, ends, ended)
+        started = time.perf_counter()
+        _, again = passes.one_pass(p.question, _TILES, 1, p.jhi, optimum, bonus, store)
+        best_floor += time.perf_counter() - started
+        if again != optimum:
+            raise AssertionError(f"the optimum as floor gave {again}, not {optimum}")
+        live, stored, passes_run = live + int(alive), stored + int(total), passes_run + 1
+        shares.append(int(alive) / int(total))
+    if not passes_run:
+        parser.error(f"--positions {args.positions}: no position comes to the exact pass")
+    result = {"benchmark": "solver_states", "positions": len(positions), "exact_passes": passes_run,
+              "states": stored, "live": live, "live_share": round(live / stored, 3),
+              "live_share_median": round(float(np.median(shares)), 3),
+              "dead_ends_by_number": {str(n + 1): int(ends[n]) for n in range(13)},
+              "no_successor_stored": {"none_made": int(ended[0]), "all_covered": int(ended[1])},
+              "own_floor_s": round(own_floor, 2), "best_floor_s": round(best_floor, 2),
+              "best_floor_speed_up": round(own_floor / best_floor, 2)}
+    print(f"{passes_run} exact passes: {live:,} of {stored:,} stored states live ({live / stored:.3f}, median "
+          f"{np.median(shares):.3f} a pass); the optimum as floor {own_floor:.2f} -> {best_floor:.2f} s "
+          f"({own_floor / best_floor:.2f}x)", file=sys.stderr)
+    emit(result, args.json)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
