@@ -4,10 +4,10 @@ A job is one deal's games (every lineup of it); a worker plays it and hands back
 games took, and the caller puts the jobs back in order. Jobs go out one at a time, each to whichever process is
 free, so a dear deal does not hold up cheap ones behind it. The calling process is one of the workers: it has
 imported and loaded all it plays with already, so it plays from the first second while the others start, which
-takes a spawned process about three seconds (torch, the compiled kernels, a network's file) and was the most
-of what two workers lost to one on a short evaluation. The other processes are spawned, not forked: forking a
-process that has loaded torch can hang. Jobs, and the ``play`` function that plays one, must therefore pickle:
-rules objects do, and agents travel as specs (names, checkpoint paths, ``module:Class``), never as objects.
+takes a spawned process about three seconds (torch, the compiled kernels, a network's file), and one process
+fewer runs. The others are spawned, not forked: forking a process that has loaded torch can hang. Jobs, and
+the ``play`` function that plays one, must therefore pickle: rules objects do, and agents travel as specs
+(names, checkpoint paths, ``module:Class``), never as objects.
 """
 
 from __future__ import annotations
