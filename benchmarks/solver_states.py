@@ -4,8 +4,9 @@
 
 The positions are those ``big_racks.py --write-positions`` logs (racks of 20-55 pieces from the strong agents'
 games). For each one whose whole rack cannot go down and that has a joker, the most-pieces question comes to
-the exact pass (jokers free to stand in, ``passes.best_layout``'s last), and this script runs that pass as the
-solver does, then looks at what it stored:
+the exact pass (jokers free to stand in, ``passes.best_layout``'s last). This script runs that pass with the
+floor the solver gives it where the pass asking for every piece finds no layout (the best play with no joker
+standing in), then looks at what it stored:
 
 * **live states**: those from which some stored path reaches a finished layout. A dead state can be left out
   without changing any answer, as no live state is reached through it, none is first stored from it (that
