@@ -62,9 +62,8 @@ def row_deals(deals: int, players: int) -> int:
 def games_to_play(stems: Sequence[str], deals: int, whole_games: int) -> dict[str, int]:
     """The rounds and whole games ``measure`` plays for ``stems``: each of a row's deals once per seating order."""
     rows = [players for game, players in map(table_size, stems) for _ in matches(game, players)]
-    seatings = {players: len(lineups(players, players)) for players in rows}
-    return {ROUND: sum(row_deals(deals, players) * seatings[players] for players in rows),
-            WHOLE_GAME: sum(row_deals(whole_games, players) * seatings[players] for players in rows)}
+    return {kind: sum(row_deals(count, players) * len(lineups(players, players)) for players in rows)
+            for kind, count in ((ROUND, deals), (WHOLE_GAME, whole_games))}
 
 
 def measure(stem: str, deals: int, progress: bool | Progress, whole_games: int | None = None,

@@ -35,10 +35,8 @@ from json_lines import emit
 from numba import njit, types
 from numba.typed import Dict
 
-from rummienv.rummikub.solver import _Problem, _problem, _some_layout, passes, programme, workspace
+from rummienv.rummikub.solver import _TILE_WEIGHT, _Problem, _problem, _some_layout, passes, programme, workspace
 from rummienv.rummikub.solver.store import NO_FLOOR, SUBSTEPS, YES, ZERO
-
-_TILES = np.ones(52, dtype=np.int64)
 
 
 @njit(cache=True)
@@ -107,13 +105,14 @@ def main(argv: list[str] | None = None) -> int:
         if p.jhi == 0 or _some_layout(_Problem(p.hi, p.hi, p.jhi, p.jhi, p.fixed, p.threshold, p.base)):
             continue  # no exact pass: no joker, or the search that stops at the first layout answers
         bonus = p.jhi
-        _, floor = passes.one_pass(p.question, _TILES, 1, ZERO, NO_FLOOR, bonus, store)
+        _, floor = passes.one_pass(p.question, _TILE_WEIGHT, 1, ZERO, NO_FLOOR, bonus, store)
         started = time.perf_counter()
-        _, optimum = passes.one_pass(p.question, _TILES, 1, p.jhi, floor, bonus, store)
+        _, optimum = passes.one_pass(p.question, _TILE_WEIGHT, 1, p.jhi, floor, bonus, store)
         own_floor += time.perf_counter() - started
-        alive, total = live_states(programme.Question(*p.question), _TILES, p.jhi, floor, bonus, store, ends, ended)
+        question = programme.Question(*p.question)
+        alive, total = live_states(question, _TILE_WEIGHT, p.jhi, floor, bonus, store, ends, ended)
         started = time.perf_counter()
-        _, again = passes.one_pass(p.question, _TILES, 1, p.jhi, optimum, bonus, store)
+        _, again = passes.one_pass(p.question, _TILE_WEIGHT, 1, p.jhi, optimum, bonus, store)
         best_floor += time.perf_counter() - started
         if again != optimum:
             raise AssertionError(f"the optimum as floor gave {again}, not {optimum}")
