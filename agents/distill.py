@@ -30,8 +30,8 @@ import numpy as np
 import torch
 
 from agents.checkpoint import save_checkpoint
-from agents.imitation import behaviour_clone, record_teacher
-from agents.ppo import ActorCritic, masked_logits
+from agents.imitation import accuracy, behaviour_clone, record_teacher
+from agents.ppo import ActorCritic
 from agents.registry import baseline_names
 from agents.train_config import TrainConfig, to_dict
 from rummienv import games
@@ -50,15 +50,6 @@ def split(data: dict[str, np.ndarray], held_out: float, seed: int) -> tuple[dict
     order = np.random.default_rng(seed).permutation(len(data["actions"]))
     cut = int(len(order) * held_out)
     return ({k: v[order[cut:]] for k, v in data.items()}, {k: v[order[:cut]] for k, v in data.items()})
-
-
-def accuracy(net: ActorCritic, data: dict[str, np.ndarray]) -> float:
-    """The share of decisions where the network's most likely action is the teacher's."""
-    if len(data["actions"]) == 0:
-        return float("nan")
-    with torch.no_grad():
-        logits = masked_logits(net.actor(net.trunk(torch.as_tensor(data["obs"]))), torch.as_tensor(data["masks"]))
-        return float((logits.argmax(-1) == torch.as_tensor(data["actions"])).float().mean())
 
 
 def fit(data: dict[str, np.ndarray], config: TrainConfig, held_out: float, minibatch_size: int,

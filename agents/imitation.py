@@ -76,6 +76,15 @@ def whole_turn(agent: Any, state: Any) -> int:
     return decide(agent, state) if action is None else action
 
 
+def accuracy(net: ActorCritic, data: dict[str, np.ndarray]) -> float:
+    """The share of decisions where the network's most likely action is the teacher's."""
+    if len(data["actions"]) == 0:
+        return float("nan")
+    with torch.no_grad():
+        logits = masked_logits(net.actor(net.trunk(torch.as_tensor(data["obs"]))), torch.as_tensor(data["masks"]))
+        return float((logits.argmax(-1) == torch.as_tensor(data["actions"])).float().mean())
+
+
 def behaviour_clone(net: ActorCritic, data: dict[str, np.ndarray], epochs: int, learning_rate: float,
                     minibatch_size: int, vf_coef: float, generator: torch.Generator,
                     on_batch: Callable[[int], None] | None = None) -> dict[str, float]:
@@ -101,7 +110,7 @@ def behaviour_clone(net: ActorCritic, data: dict[str, np.ndarray], epochs: int, 
         logits = masked_logits(net.actor(hidden), masks)
         return {
             "imitation/policy_loss": float(nn.functional.cross_entropy(logits, actions)),
-            "imitation/accuracy": float((logits.argmax(-1) == actions).float().mean()),
+            "imitation/accuracy": accuracy(net, data),
             "imitation/value_loss": float(0.5 * ((net.critic(hidden).squeeze(-1) - returns) ** 2).mean()),
             "imitation/decisions": float(n),
         }
