@@ -2,12 +2,12 @@
 
 A job is one deal's games (every lineup of it); a worker plays it and hands back its records and the seconds the
 games took, and the caller puts the jobs back in order. Jobs go out one at a time, each to whichever process is
-free, so a dear deal does not hold up cheap ones behind it. The calling process is one of the workers: it has
-imported and loaded all it plays with already, so it plays from the first second while the others start, which
-takes a spawned process about three seconds (torch, the compiled kernels, a network's file), and one process
-fewer runs. The others are spawned, not forked: forking a process that has loaded torch can hang. Jobs, and
-the ``play`` function that plays one, must therefore pickle: rules objects do, and agents travel as specs
-(names, checkpoint paths, ``module:Class``), never as objects.
+free (a helper holds its next one queued), so a dear deal does not hold up cheap ones behind it. The calling
+process is one of the workers: it has imported and loaded all it plays with already, so it plays from the first
+second while the others start, which takes a spawned process about three seconds (torch, the compiled kernels, a
+network's file), and one process fewer runs. The others are spawned, not forked: forking a process that has
+loaded torch can hang. Jobs, and the ``play`` function that plays one, must therefore pickle: rules objects do,
+and agents travel as specs (names, checkpoint paths, ``module:Class``), never as objects.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from rummienv.rules import Rules
 
 Records = list[dict[str, Any]]
 Play = Callable[[Any], tuple[Records, float]]  # a job -> its games' records and the seconds the games took
+QUEUED = 2  # jobs a helper holds: the one it plays and the next (``_shared``)
 
 
 def processes(workers: int, jobs: int) -> int:
@@ -110,8 +111,12 @@ def _shared(remote: Callable, local: Callable, jobs: Sequence[Any], pool: Any,
             helpers: int) -> Iterator[tuple[int, Records, float]]:
     """The jobs played by ``pool``'s ``helpers`` and by this process, taken in order by whichever is free.
 
-    A helper gets its next job the moment it hands one back (in the pool's result thread), so it never waits on a
-    dear job this process is playing; this process takes the next job whenever it has handed on what came back.
+    A helper holds ``QUEUED`` jobs, and gets another the moment it hands one back (in the pool's result thread), so
+    it never waits on a dear job this process is playing; this process takes the next job whenever it has handed
+    on what came back. The queued job is what keeps a helper busy: the result thread must take the interpreter's
+    lock from this process's own play, which gives it up only every few milliseconds, and with one job each the
+    helper waited that long for every next one (busy 0.43-0.50 of the time on deals of 12 ms, `hoard` against
+    `max_tiles`; 0.98-0.99 with one queued). At the end a helper may hold one job more than the others.
     """
     todo = deque(enumerate(jobs))
     done: queue.SimpleQueue = queue.SimpleQueue()
@@ -136,7 +141,7 @@ def _shared(remote: Callable, local: Callable, jobs: Sequence[Any], pool: Any,
         failed.set()
         done.put(error)
 
-    for _ in range(helpers):
+    for _ in range(QUEUED * helpers):
         send()
     left = len(jobs)
     while left:

@@ -142,6 +142,14 @@ def test_this_process_plays_beside_its_helpers_and_every_job_comes_back_once() -
     assert os.getpid() in pids and len(pids) == 2
 
 
+def test_a_helper_holds_its_next_job_before_this_process_takes_one() -> None:
+    """The helper is handed ``QUEUED`` jobs at once, so it never waits for this process to send the next."""
+    rules = make_rules("rummy500", None)
+    finished = list(deal_pool.play_all(where_played, list(range(30)), 2, rules, 2, ["random"]))
+    here = [index for index, records, _ in finished if records[0]["pid"] == os.getpid()]
+    assert here[0] == deal_pool.QUEUED >= 2
+
+
 def test_a_job_that_fails_in_a_helper_raises_here() -> None:
     rules = make_rules("rummy500", None)
     with pytest.raises(RuntimeError, match="broke in a helper"):
