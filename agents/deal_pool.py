@@ -1,8 +1,8 @@
 """Worker processes that play deals on every core, for the evaluator and the ladder.
 
 A job is one deal's games (every lineup of it); a worker plays it and hands back its records and the seconds the
-games took, and the caller puts the jobs back in order. Jobs go out one at a time, each to whichever process is
-free (a helper holds its next one queued), so a dear deal does not hold up cheap ones behind it. The calling
+games took, and the caller puts the jobs back in order. Jobs go out to whichever process is free, dear ones one
+at a time and cheap ones in batches (``_shared``), so a dear deal does not hold up cheap ones behind it. The calling
 process is one of the workers: it has imported and loaded all it plays with already, so it plays from the first
 second while the others start, which takes a spawned process about three seconds (torch, the compiled kernels, a
 network's file), and one process fewer runs. The others are spawned, not forked: forking a process that has
@@ -29,7 +29,9 @@ from rummienv.rules import Rules
 
 Records = list[dict[str, Any]]
 Play = Callable[[Any], tuple[Records, float]]  # a job -> its games' records and the seconds the games took
-QUEUED = 2  # jobs a helper holds: the one it plays and the next (``_shared``)
+QUEUED = 2  # batches of jobs a helper holds: the one it plays and the next (``_shared``)
+BATCH_SECONDS = 0.1  # about what a helper's batch of jobs takes to play
+BATCH_MOST = 32
 
 
 def processes(workers: int, jobs: int) -> int:
@@ -60,6 +62,10 @@ def start_worker(rules: Rules, players: int, specs: Sequence[Any]) -> None:
 
 def _indexed(play: Play, item: tuple[int, Any]) -> tuple[int, Records, float]:
     return item[0], *play(item[1])
+
+
+def _batch(play: Play, items: list[tuple[int, Any]]) -> list[tuple[int, Records, float]]:
+    return [_indexed(play, item) for item in items]
 
 
 @contextlib.contextmanager
@@ -104,36 +110,48 @@ def play_all(play: Play, jobs: Sequence[Any], workers: int, rules: Rules, player
     with pool:
         for spec in specs:
             make_agent(spec, rules, players)
-        yield from _shared(functools.partial(_indexed, play), functools.partial(_indexed, here), jobs, pool, count - 1)
+        yield from _shared(functools.partial(_batch, play), functools.partial(_indexed, here), jobs, pool, count - 1)
 
 
 def _shared(remote: Callable, local: Callable, jobs: Sequence[Any], pool: Any,
             helpers: int) -> Iterator[tuple[int, Records, float]]:
-    """The jobs played by ``pool``'s ``helpers`` and by this process, taken in order by whichever is free.
+    """The jobs played by ``pool``'s ``helpers`` (``remote`` plays a batch of them) and by this process, taken in
+    order by whichever is free.
 
-    A helper holds ``QUEUED`` jobs, and gets another the moment it hands one back (in the pool's result thread), so
-    it never waits on a dear job this process is playing; this process takes the next job whenever it has handed
-    on what came back. The queued job is what keeps a helper busy: the result thread must take the interpreter's
-    lock from this process's own play, which gives it up only every few milliseconds, and with one job each the
-    helper waited that long for every next one (busy 0.43-0.50 of the time on deals of 12 ms, `hoard` against
-    `max_tiles`; 0.98-0.99 with one queued). At the end a helper may hold one job more than the others.
+    A helper holds ``QUEUED`` batches, and gets another the moment it hands one back (in the pool's result thread),
+    so it never waits on a dear job this process is playing; this process takes the next job whenever it has handed
+    on what came back. Handing a batch back and sending the next needs the interpreter's lock, which this process's
+    own play gives up only every few milliseconds: with one job each a helper waited that long for every next one
+    (busy 0.43-0.50 of the time on deals of 12 ms, `hoard` against `max_tiles`; 0.98-0.99 with one queued), and
+    every hand-over also slows the play of both processes. So a batch holds as many jobs as take about
+    ``BATCH_SECONDS`` by the jobs played so far (one, until the first comes back). At the end a helper may hold a
+    batch more than the others.
     """
     todo = deque(enumerate(jobs))
     done: queue.SimpleQueue = queue.SimpleQueue()
     failed = threading.Event()
+    played = [0.0, 0]  # the seconds of the jobs played so far and their number, which size the next batch
+
+    def batch() -> list[tuple[int, Any]]:
+        return [todo.popleft() for _ in range(min(batch_size(*played), len(todo)))]
+
+    def count(result: tuple[int, Records, float]) -> tuple[int, Records, float]:
+        played[0] += result[2]
+        played[1] += 1
+        return result
 
     def send() -> None:
-        try:
-            item = todo.popleft()
-        except IndexError:
+        items = batch()
+        if not items:
             return
         try:
-            pool.apply_async(remote, (item,), callback=returned, error_callback=broke)
+            pool.apply_async(remote, (items,), callback=returned, error_callback=broke)
         except ValueError:  # the pool was closed: this process has stopped taking results
             pass
 
-    def returned(result: tuple[int, Records, float]) -> None:
-        done.put(result)
+    def returned(results: list[tuple[int, Records, float]]) -> None:
+        for result in results:
+            done.put(count(result))
         if not failed.is_set():
             send()
 
@@ -155,8 +173,16 @@ def _shared(remote: Callable, local: Callable, jobs: Sequence[Any], pool: Any,
         except IndexError:  # all handed out: wait for the helpers
             yield _returned(done.get())
         else:
-            yield local(item)
+            yield count(local(item))
         left -= 1
+
+
+def batch_size(seconds: float, jobs: int) -> int:
+    """The jobs of a helper's next batch: about ``BATCH_SECONDS`` of play, by ``jobs`` played in ``seconds`` so far
+    (one until a job has been timed), at most ``BATCH_MOST``."""
+    if seconds <= 0:
+        return 1
+    return max(1, min(BATCH_MOST, round(BATCH_SECONDS * jobs / seconds)))
 
 
 def _returned(result: tuple[int, Records, float] | BaseException) -> tuple[int, Records, float]:

@@ -8,6 +8,7 @@ import json
 import multiprocessing
 import os
 import signal
+import time
 from pathlib import Path
 
 import pytest
@@ -126,6 +127,12 @@ def where_played(job: int) -> tuple[list[dict[str, int]], float]:
     return [{"job": job, "pid": os.getpid()}], 0.0
 
 
+def cheap(job: int) -> tuple[list[dict[str, int]], float]:
+    """A job of a millisecond: helpers get such jobs in batches."""
+    time.sleep(0.001)
+    return where_played(job)[0], 0.001
+
+
 def fails_in_a_helper(job: int) -> tuple[list[dict[str, int]], float]:
     if multiprocessing.parent_process() is not None:
         raise RuntimeError(f"job {job} broke in a helper")
@@ -148,6 +155,22 @@ def test_a_helper_holds_its_next_job_before_this_process_takes_one() -> None:
     finished = list(deal_pool.play_all(where_played, list(range(30)), 2, rules, 2, ["random"]))
     here = [index for index, records, _ in finished if records[0]["pid"] == os.getpid()]
     assert here[0] == deal_pool.QUEUED >= 2
+
+
+def test_a_batch_holds_about_a_tenth_of_a_second_of_jobs() -> None:
+    assert deal_pool.batch_size(0.0, 0) == 1  # nothing timed yet
+    assert deal_pool.batch_size(0.05, 5) == 10  # 10 ms a job
+    assert deal_pool.batch_size(3.0, 2) == 1  # dear jobs go one at a time
+    assert deal_pool.batch_size(0.001, 100) == deal_pool.BATCH_MOST
+
+
+def test_cheap_jobs_go_out_in_batches_and_each_comes_back_once() -> None:
+    rules = make_rules("rummy500", None)
+    finished = list(deal_pool.play_all(cheap, list(range(3000)), 2, rules, 2, ["random"]))
+    assert sorted(index for index, _, _ in finished) == list(range(3000))
+    helper = sorted(index for index, records, _ in finished if records[0]["pid"] != os.getpid())
+    runs = sum(1 for a, b in zip(helper, helper[1:], strict=False) if b == a + 1)
+    assert len(helper) > 100 and runs > 0.9 * len(helper)  # a batch is a run of consecutive jobs
 
 
 def test_a_job_that_fails_in_a_helper_raises_here() -> None:
