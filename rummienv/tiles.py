@@ -57,9 +57,14 @@ def tile_names(indices: Iterable[int]) -> list[str]:
 
 
 def parse_tiles(text: str | Iterable[str]) -> list[int]:
-    """Parse a space-separated string or a list of tokens into type indices."""
+    """Parse a space-separated string or a list of tokens into type indices. A position lists every piece of
+    the game, and the soak reads one back after every action: names as written are looked up all at once, and
+    only a list holding another token is parsed token by token (which names the bad one)."""
     tokens = text.split() if isinstance(text, str) else list(text)
-    return [tile_index(t) for t in tokens]
+    try:
+        return [_INDEX_OF[t] for t in tokens]
+    except (KeyError, TypeError):
+        return [tile_index(t) for t in tokens]
 
 
 def counts_of(indices: Iterable[int]) -> np.ndarray:

@@ -159,7 +159,8 @@ _FRACTION = re.compile(r"-?[0-9]{1,40}(?:/([0-9]{1,40}))?")
 
 
 def _fractions(raw: Any, players: int, where: str) -> list[Fraction]:
-    """Points per seat as ``to_dict`` writes them: whole numbers, or fractions such as "7/2"."""
+    """Points per seat as ``to_dict`` writes them: whole numbers, or fractions such as "7/2". A whole number, what
+    nearly every position holds, is made from its digits, which costs a tenth of parsing the text as a fraction."""
     points = []
     for value in _per_seat(raw, players, where):
         text = str(value) if isinstance(value, int) and not isinstance(value, bool) else value
@@ -167,18 +168,19 @@ def _fractions(raw: Any, players: int, where: str) -> list[Fraction]:
         if match is None or int(match.group(1) or 1) == 0:
             raise PositionError(f"position {where} must hold whole numbers or fractions such as '7/2' (up to 40 "
                                 f"digits each), got {value!r}")
-        points.append(Fraction(text))
+        points.append(Fraction(text) if match.group(1) else Fraction(int(text)))
     return points
 
 
 def _check_counts(total: np.ndarray, rules: RummikubRules) -> None:
     full = full_set(rules).astype(np.int64)
-    for t in range(NUM_TYPES):
-        if total[t] > full[t]:
-            raise PositionError(
-                f"tile {tile_name(t)} appears {counted(int(total[t]), 'time')} in racks, table and pool; "
-                f"only {int(full[t])} exist in {rules.game}"
-            )
+    too_many = np.flatnonzero(total > full)
+    if too_many.size:
+        t = int(too_many[0])
+        raise PositionError(
+            f"tile {tile_name(t)} appears {counted(int(total[t]), 'time')} in racks, table and pool; "
+            f"only {int(full[t])} exist in {rules.game}"
+        )
 
 
 def _read_plays(raw: Any, opened: np.ndarray) -> np.ndarray:
