@@ -82,7 +82,12 @@ def accuracy(net: ActorCritic, data: dict[str, np.ndarray]) -> float:
         return float("nan")
     with torch.no_grad():
         logits = masked_logits(net.actor(net.trunk(torch.as_tensor(data["obs"]))), torch.as_tensor(data["masks"]))
-        return float((logits.argmax(-1) == torch.as_tensor(data["actions"])).float().mean())
+        return agreement(logits, torch.as_tensor(data["actions"]))
+
+
+def agreement(logits: torch.Tensor, actions: torch.Tensor) -> float:
+    """The share of rows whose most likely action is ``actions``' (``accuracy`` from logits already made)."""
+    return float((logits.argmax(-1) == actions).float().mean())
 
 
 def behaviour_clone(net: ActorCritic, data: dict[str, np.ndarray], epochs: int, learning_rate: float,
@@ -110,7 +115,7 @@ def behaviour_clone(net: ActorCritic, data: dict[str, np.ndarray], epochs: int, 
         logits = masked_logits(net.actor(hidden), masks)
         return {
             "imitation/policy_loss": float(nn.functional.cross_entropy(logits, actions)),
-            "imitation/accuracy": accuracy(net, data),
+            "imitation/accuracy": agreement(logits, actions),
             "imitation/value_loss": float(0.5 * ((net.critic(hidden).squeeze(-1) - returns) ** 2).mean()),
             "imitation/decisions": float(n),
         }
