@@ -142,11 +142,29 @@ def test_score_and_win_rewards_at_the_end(players):
         assert not obs["action_mask"].any() and not env.unwrapped.action_masks().any()
         with pytest.raises(gym.error.ResetNeeded):
             env.step(0)
+        margin_env = gym.make("rummienv/Rummy500-v0", num_players=players, seat="random", reward="margin")
+        margin, _, margin_info = play_to_end(margin_env, seed)
+        scores, mine = margin_info["scores"], margin_env.unwrapped.seat
+        others = (scores.sum() - scores[mine]) / (players - 1)
+        assert np.array_equal(scores, info["scores"]) and margin == pytest.approx((scores[mine] - others) / 100.0)
         win_env = gym.make("rummienv/Rummy500-v0", num_players=players, seat="random", reward="win")
         win, _, win_info = play_to_end(win_env, seed)
         assert np.array_equal(win_info["scores"], info["scores"])
         winners = win_info["winners"]
         assert win == (-1.0 if seat not in winners else 1.0 if len(winners) == 1 else 0.0)
+
+
+@pytest.mark.parametrize("env_id", ["rummienv/Rummikub-v0", "rummienv/RummikubCards-v0"])
+@pytest.mark.parametrize("players", [2, 4])
+def test_rummikub_margin_is_the_score_times_n_over_n_minus_one(env_id, players):
+    """A Rummikub round's points add up to zero (T9/T10, K7), so the margin over the others' mean trains for the
+    same thing as the score, only scaled."""
+    for seed in range(3):
+        score, _, info = play_to_end(gym.make(env_id, num_players=players, seat="random"), seed)
+        margin_env = gym.make(env_id, num_players=players, seat="random", reward="margin")
+        margin, _, margin_info = play_to_end(margin_env, seed)
+        assert info["scores"].sum() == 0 and np.array_equal(info["scores"], margin_info["scores"])
+        assert margin == pytest.approx(score * players / (players - 1))
 
 
 def test_whole_game_spans_hands_until_the_target():
@@ -243,7 +261,7 @@ def test_the_env_layer_imports_no_agents():
     ({"opponents": ["random", "random"]}, "one entry per other seat"),
     ({"opponents": [42]}, r"opponents\[0\] must be"),
     ({"seat": 2}, "seat must be a seat number 0..1 or 'random'"),
-    ({"reward": "points"}, r"reward must be one of \['score', 'win'\]"),
+    ({"reward": "points"}, r"reward must be one of \['score', 'margin', 'win'\]"),
     ({"render_mode": "rgb"}, "render_mode must be one of"),
     ({"whole_game": "yes"}, "whole_game must be True or False"),
     ({"rules": {"hand_sise": 7}}, "unknown rules field 'hand_sise'"),

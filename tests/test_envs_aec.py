@@ -51,15 +51,18 @@ def play_out(env, seed: int) -> dict[str, float]:
     return final
 
 
-@pytest.mark.parametrize("reward", ["score", "win"])
+@pytest.mark.parametrize("reward", ["score", "margin", "win"])
 def test_rewards_come_once_at_the_end(reward):
     env = rummienv.aec_env("rummy500", num_players=3, reward=reward)
     final = play_out(env, 5)
     state = env.unwrapped.game_state
     expected = env.unwrapped.adapter.rewards(state, reward)
     assert final == {f"player_{s}": pytest.approx(expected[s]) for s in range(3)}
+    scores = state.scores()
     if reward == "score":
-        assert expected == pytest.approx(state.scores() / 100.0)
+        assert expected == pytest.approx(scores / 100.0)
+    if reward == "margin":
+        assert expected == pytest.approx([(scores[s] - (scores.sum() - scores[s]) / 2) / 100.0 for s in range(3)])
     assert env.agents == []
 
 

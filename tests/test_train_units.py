@@ -139,7 +139,7 @@ def test_selfplay_stops_at_the_learner_turn_in_every_game() -> None:
     assert envs.episodes > 6
 
 
-@pytest.mark.parametrize("reward", ["score", "win"])
+@pytest.mark.parametrize("reward", ["score", "margin", "win"])
 def test_the_pool_records_the_learners_result_by_the_measure_the_reward_trains_for(
         reward: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Under "win" the learner's share of the win: in Rummy 500 every seat can score points in a hand it loses,
@@ -165,14 +165,14 @@ def test_the_pool_records_the_learners_result_by_the_measure_the_reward_trains_f
         results += [result for _, result in envs.finished]
     expected = []
     for scores, seat in ended:
-        if reward == "score":
+        if reward in ("score", "margin"):
             others = (sum(scores) - scores[seat]) / 2
             expected.append(min(max(0.5 + (scores[seat] - others) / (4 * game.score_scale), 0.0), 1.0))
         else:
             top = np.flatnonzero(scores == scores.max())
             expected.append(1.0 / len(top) if seat in top else 0.0)
     assert results == pytest.approx(expected)
-    assert len(set(results)) > 2 if reward == "score" else set(results) <= {0.0, 0.5, 1.0 / 3, 1.0}
+    assert len(set(results)) > 2 if reward != "win" else set(results) <= {0.0, 0.5, 1.0 / 3, 1.0}
     assert any(scores[seat] > 0 and seat not in np.flatnonzero(scores == scores.max()) for scores, seat in ended)
 
 

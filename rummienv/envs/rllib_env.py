@@ -3,7 +3,7 @@ turn-based, each observation a Dict holding the mask, as RLlib's action-masking 
 PPO config that trains one policy shared by every seat with that module (``ppo_config``).
 
 Only the seat to move gets an observation, so RLlib asks only it for an action; when the game ends every
-seat gets its last observation and its reward (``reward``: "score" or "win", as in the Gymnasium envs).
+seat gets its last observation and its reward (``reward``: "score", "margin" or "win", as in the Gymnasium envs).
 An illegal action raises, as the state machine does: with the action-masking module none is ever chosen.
 """
 
@@ -26,7 +26,7 @@ from rummienv.outcome import REWARDS
 
 class RummyMultiAgentEnv(MultiAgentEnv):
     """``config``: ``game`` ("rummikub", "rummikub_cards" or "rummy500"), ``num_players`` (2-4), ``rules``
-    (overrides or a YAML path), ``reward`` ("score" or "win")."""
+    (overrides or a YAML path), ``reward`` ("score", "margin" or "win")."""
 
     def __init__(self, config: dict[str, Any] | None = None) -> None:
         super().__init__()

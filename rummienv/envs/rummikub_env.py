@@ -60,6 +60,8 @@ class RummikubEnv(RummyEnv):
     ## Rewards
     0 until the episode ends. Then, with ``reward="score"``, the learner's points
     (T9/T10: minus its rack, or plus the others' racks for the winner) / 200; with
+    ``reward="margin"``, its points less the others' mean / 200 (the points add up
+    to zero, so this is the score times n / (n - 1) at n seats); with
     ``reward="win"``, +1 for winning alone, 0 for a shared win, -1 otherwise. With
     ``whole_game=True`` the points are the game's totals (T11).
 
@@ -81,7 +83,7 @@ class RummikubEnv(RummyEnv):
       observation and mask (and ``observe(view)`` first if it sets ``reads_view``).
     - ``seat``: the learner's seat, or ``"random"`` to draw it at each reset.
     - ``rules``: overrides of the preset, a dict or a YAML path (``make_rules``).
-    - ``reward``: ``"score"`` or ``"win"``.
+    - ``reward``: ``"score"``, ``"margin"`` or ``"win"``.
     - ``whole_game``: play every round of a game (T11) as one episode.
     - ``render_mode``: ``"ansi"`` (returns the learner's view as text) or ``"human"`` (prints it).
     - ``whole_turns``: the whole-turn action mode (``rummienv.rummikub.whole_turns``):
@@ -142,8 +144,8 @@ class RummikubCardsEnv(RummikubEnv):
 
     ## Rewards
     As ``Rummikub-v0`` (K7: a joker left in hand costs 25): the learner's points
-    / 200 with ``reward="score"``; +1 / 0 / -1 for a win / shared win / loss with
-    ``reward="win"``.
+    / 200 with ``reward="score"``, less the others' mean with ``reward="margin"``;
+    +1 / 0 / -1 for a win / shared win / loss with ``reward="win"``.
 
     ## Episode End
     As ``Rummikub-v0``: the round ends when a hand is empty or every player in

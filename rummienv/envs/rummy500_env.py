@@ -57,7 +57,9 @@ class Rummy500Env(RummyEnv):
     ## Rewards
     0 until the episode ends. Then, with ``reward="score"``, the learner's hand
     points (F11) / 100, or with ``whole_game=True`` its F12 payout / target_score;
-    with ``reward="win"``, +1 for the highest score alone, 0 if shared, -1 otherwise.
+    with ``reward="margin"``, the same less the others' mean (every seat scores in
+    a hand, and the game goes to the larger total, F12); with ``reward="win"``, +1
+    for the highest score alone, 0 if shared, -1 otherwise.
 
     ## Episode End
     Terminates when the hand ends: a player goes out (F9) or the stock is empty and
@@ -78,7 +80,7 @@ class Rummy500Env(RummyEnv):
       observation and mask (and ``observe(view)`` first if it sets ``reads_view``).
     - ``seat``: the learner's seat, or ``"random"`` to draw it at each reset.
     - ``rules``: overrides of the ``rummy500`` preset, a dict or a YAML path.
-    - ``reward``: ``"score"`` or ``"win"``.
+    - ``reward``: ``"score"``, ``"margin"`` or ``"win"``.
     - ``whole_game``: play hands until a total reaches the target (F12), as one episode.
     - ``render_mode``: ``"ansi"`` (returns the learner's view as text) or ``"human"`` (prints it).
 
