@@ -54,7 +54,8 @@ class TrainConfig:
     """learner decisions to train on (opponents' moves are not counted here)"""
     reward: str = _knob("win", choices=REWARDS)
     """'win': +1 sole winner, 0 shared, -1 otherwise; 'score': the episode's points, scaled; 'margin': the
-    points less the others' mean, scaled (in Rummy 500 the only one of the two that counts an opponent's points)"""
+    points less the others' mean, scaled (in Rummy 500, where every seat scores, it counts the others' points
+    too; in Rummikub it is the score times n / (n - 1))"""
     whole_game: bool = False
     """episodes of whole games (T11, K10, F12: the rounds the rules agree, or to Rummy 500's target), each
     rewarded at its end, not of one round"""
