@@ -1,0 +1,87 @@
+"""``python -m agents.dagger``: the learner's own positions judged by the search expert, and the fit toward them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from agents import dagger
+from agents.checkpoint import load_agent, load_checkpoint
+from agents.ppo import ActorCritic, masked_logits
+from agents.trained import shipped_path
+
+LEARNER = str(shipped_path("rummy500", 2))
+
+
+def test_the_teacher_judges_every_legal_action_where_the_learner_had_a_choice() -> None:
+    data = dagger.record_values(LEARNER, "value_hold", "expert", 20, seed=3)
+    masks, values = data["masks"], data["values"]
+    assert len(values) >= 20 and data["obs"].shape[0] == len(values)
+    assert np.array_equal(np.isfinite(values), masks)  # a value for every legal action, none for the others
+    assert (masks.sum(axis=1) >= 2).all()  # forced moves are not positions to learn from
+    again = dagger.record_values(LEARNER, "value_hold", "expert", 20, seed=3)
+    assert all(np.array_equal(data[key], again[key], equal_nan=True) for key in data)
+
+
+def _positions(rng: np.random.Generator, rows: int = 256, size: int = 12, actions: int = 6) -> dict[str, np.ndarray]:
+    masks = rng.random((rows, actions)) < 0.6
+    masks[:, :2] = True
+    values = np.where(masks, rng.normal(0.0, 10.0, (rows, actions)), np.nan).astype(np.float32)
+    return {"obs": rng.normal(size=(rows, size)).astype(np.float32), "masks": masks, "values": values}
+
+
+def _policy_value_and_drift(net: ActorCritic, start: ActorCritic, data: dict[str, np.ndarray]) -> tuple[float, float]:
+    """The teacher's mean value of the policy, and KL(start || policy), over ``data``."""
+    obs, masks = torch.as_tensor(data["obs"]), torch.as_tensor(data["masks"])
+    with torch.no_grad():
+        log_p = torch.log_softmax(masked_logits(net.actor(net.trunk(obs)), masks), -1)
+        ref = torch.log_softmax(masked_logits(start.actor(start.trunk(obs)), masks), -1)
+    values = torch.nan_to_num(torch.as_tensor(data["values"]), nan=0.0)
+    drift = (ref.exp() * (ref - log_p)).masked_fill(~masks, 0.0).sum(-1).mean()
+    return float((log_p.exp() * values).sum(-1).mean()), float(drift)
+
+
+def test_the_fit_raises_the_teachers_value_of_the_policy_and_the_kl_term_holds_it_near_the_start() -> None:
+    torch.manual_seed(0)
+    start = ActorCritic(12, 6, 16, 1)
+    data = _positions(np.random.default_rng(0))
+    free = dagger.improve(start, data, 60, 1e-2, 5.0, 0.0, torch.Generator().manual_seed(1))
+    held = dagger.improve(start, data, 60, 1e-2, 5.0, 10.0, torch.Generator().manual_seed(1))
+    before, _ = _policy_value_and_drift(start, start, data)
+    free_value, free_drift = _policy_value_and_drift(free, start, data)
+    held_value, held_drift = _policy_value_and_drift(held, start, data)
+    assert free_value > held_value > before
+    assert held_drift < free_drift / 4
+    critic = [p for n, p in start.named_parameters() if n.startswith("critic")]
+    assert critic and all(torch.equal(a, b) for a, b in zip(critic, (p for n, p in free.named_parameters()
+                                                                     if n.startswith("critic")), strict=True))
+
+
+def test_the_command_writes_an_agent_that_keeps_every_command_that_made_it(tmp_path: Path, capsys) -> None:
+    out = tmp_path / "moved.pt"
+    argv = ["--learner", LEARNER, "--against", "value_hold", "--decisions", "20", "--rounds", "1", "--epochs", "1",
+            "--workers", "1", "--out", str(out)]
+    assert dagger.main(argv) == 0
+    assert "round 1:" in capsys.readouterr().out
+    data, start = load_checkpoint(out), load_checkpoint(LEARNER)
+    assert data["trained"]["command"].startswith(start["trained"]["command"] + "; then python -m agents.dagger")
+    assert data["act"] == start["act"] and data["global_step"] == start["global_step"]
+    load_agent(out, "rummy500", 2)
+
+
+@pytest.mark.parametrize(("argv", "said"), [
+    (["--teacher", "value_hold"], "does not score actions; teachers that do: expert"),
+    (["--against", "nobody"], "unknown agent 'nobody'"),
+    (["--learner", str(shipped_path("rummikub", 2))], "plays whole turns"),
+    (["--out", str(shipped_path("rummy500", 2))], "shipped agents' folder"),
+    (["--kl", "-1"], "--kl must be at least 0"),
+    (["--temperature", "0"], "--temperature must be above 0"),
+])
+def test_bad_input_is_refused_with_what_is_allowed(argv: list[str], said: str, tmp_path: Path, capsys) -> None:
+    args = {"--learner": LEARNER, "--out": str(tmp_path / "x.pt"), **dict(zip(argv[::2], argv[1::2], strict=True))}
+    with pytest.raises(SystemExit):
+        dagger.main([item for pair in args.items() for item in pair])
+    assert said in capsys.readouterr().err
