@@ -142,8 +142,8 @@ def judge_policy(net: ActorCritic, data: dict[str, np.ndarray]) -> dict[str, flo
 
 
 def dagger(learner: Path, teacher: str, against: list[str], decisions: int, rounds: int, epochs: float,
-           learning_rate: float, temperature: float, kl: float, held_out: float, seed: int, workers: int,
-           say: Any = print) -> tuple[ActorCritic, dict[str, float]]:
+           learning_rate: float, temperature: float, kl: float, held_out: float, seed: int,
+           workers: int) -> tuple[ActorCritic, dict[str, float]]:
     """``rounds`` rounds: the current network plays ``decisions`` judged positions against each of ``against``
     (block k of round r with seed ``seed + 1 + r * len(against) + k``, on ``workers`` processes), then the
     starting network is fitted to every round's positions but a held-out share (``held_out``, drawn from
@@ -169,7 +169,7 @@ def dagger(learner: Path, teacher: str, against: list[str], decisions: int, roun
                           torch.Generator().manual_seed(seed + 2 + r))
             stats = {"positions": float(len(data["values"])), **{f"start_{k}": v for k, v in judge_policy(
                 start, kept_out).items()}, **judge_policy(net, kept_out)}
-            say(f"round {r + 1}: {len(data['values']):,} positions; on the {held_out:.0%} held out, the teacher's "
+            print(f"round {r + 1}: {len(data['values']):,} positions; on the {held_out:.0%} held out, the teacher's "
                 f"best action {stats['start_agreement']:.3f} -> {stats['agreement']:.3f} of the time, regret "
                 f"{stats['start_regret']:.2f} -> {stats['regret']:.2f} points")
             current = str(Path(scratch) / f"round{r + 1}.pt")
@@ -178,6 +178,7 @@ def dagger(learner: Path, teacher: str, against: list[str], decisions: int, roun
 
 
 def _without_facts(data: dict[str, Any]) -> dict[str, Any]:
+    """An agent file's playing parts: a round's network is saved in the start's form, its facts added last."""
     return {key: data[key] for key in ("config", "model", "model_shape", "global_step", "act")}
 
 
