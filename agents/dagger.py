@@ -18,10 +18,8 @@ from __future__ import annotations
 
 import argparse
 import copy
-import datetime
 import multiprocessing
 import os
-import platform
 import shlex
 import sys
 import tempfile
@@ -35,10 +33,11 @@ import numpy as np
 import torch
 
 from agents.checkpoint import CheckpointError, load_agent, load_checkpoint, network_from, save_checkpoint
+from agents.distill import split
 from agents.ppo import ActorCritic, masked_logits
 from agents.registry import baseline_names, make_agent
 from agents.selfplay import act_batch, derive_seed
-from agents.trained import TRAINED_DIR
+from agents.trained import TRAINED_DIR, made_by, with_start
 from rummienv import games
 
 LEARNER = "learner"  # --against's name for the learner itself
@@ -160,10 +159,7 @@ def dagger(learner: Path, teacher: str, against: list[str], decisions: int, roun
                     for k, opponent in enumerate(against)]
             parts += pool.map(record_values, *zip(*jobs, strict=True))
             data = {key: np.concatenate([part[key] for part in parts]) for key in parts[0]}
-            order = np.random.default_rng(seed).permutation(len(data["values"]))
-            cut = int(len(order) * held_out)
-            fitted = {key: value[order[cut:]] for key, value in data.items()}
-            kept_out = {key: value[order[:cut]] for key, value in data.items()}
+            fitted, kept_out = split(data, held_out, seed)
             updates = max(1, round(epochs * len(fitted["values"]) / (r + 1) / MINIBATCH))
             net = improve(start, fitted, updates, learning_rate, temperature, kl,
                           torch.Generator().manual_seed(seed + 2 + r))
@@ -232,11 +228,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     net, stats = dagger(args.learner, args.teacher, args.against, args.decisions, args.rounds, args.epochs,
                         args.learning_rate, args.temperature, args.kl, args.held_out, args.seed, args.workers)
     command = shlex.join(["python", "-m", "agents.dagger", *(sys.argv[1:] if argv is None else argv)])
-    earlier = start.get("trained") or {"command": f"the run of {args.learner}", "minutes": 0.0}
-    facts = {"command": f"{earlier['command']}; then {command}",
-             "minutes": round(float(earlier["minutes"]) + (time.time() - began) / 60.0, 1),
-             "machine": f"{platform.machine()}, {os.cpu_count()} cores, torch {torch.__version__}",
-             "date": datetime.date.today().isoformat()}
+    facts, _ = with_start(made_by(command, time.time() - began), 0, str(args.learner))
     save_checkpoint(args.out, {**_without_facts(start), "model": net.state_dict(), "trained": facts})
     print(f"{args.out}: {args.learner} moved toward {args.teacher}'s values on {int(stats['positions']):,} of its "
           f"own positions in {(time.time() - began) / 60.0:.1f} min; play it with --agents {args.out}, or ship it "

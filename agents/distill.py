@@ -15,10 +15,8 @@ search's choices carry its play-outs' luck), and fitting longer raises the fit, 
 from __future__ import annotations
 
 import argparse
-import datetime
 import multiprocessing
 import os
-import platform
 import shlex
 import sys
 import time
@@ -34,6 +32,7 @@ from agents.imitation import accuracy, behaviour_clone, record_teacher
 from agents.ppo import ActorCritic
 from agents.registry import baseline_names
 from agents.train_config import TrainConfig, to_dict
+from agents.trained import made_by
 from rummienv import games
 from rummienv.outcome import REWARDS
 
@@ -46,8 +45,8 @@ def record_block(game_name: str, num_players: int, whole_turns: bool, teacher: s
 
 
 def split(data: dict[str, np.ndarray], held_out: float, seed: int) -> tuple[dict[str, np.ndarray], ...]:
-    """The decisions to fit and those held out (a random ``held_out`` share)."""
-    order = np.random.default_rng(seed).permutation(len(data["actions"]))
+    """The rows to fit and those held out (a random ``held_out`` share)."""
+    order = np.random.default_rng(seed).permutation(len(next(iter(data.values()))))
     cut = int(len(order) * held_out)
     return ({k: v[order[cut:]] for k, v in data.items()}, {k: v[order[:cut]] for k, v in data.items()})
 
@@ -120,10 +119,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(str(exc))
     started = time.time()
     net, stats = distill(config, args.blocks, args.held_out, args.minibatch_size, args.workers, args.torch_threads)
-    facts = {"command": shlex.join(["python", "-m", "agents.distill", *(sys.argv[1:] if argv is None else argv)]),
-             "minutes": round((time.time() - started) / 60.0, 1),
-             "machine": f"{platform.machine()}, {os.cpu_count()} cores, torch {torch.__version__}",
-             "date": datetime.date.today().isoformat()}
+    facts = made_by(shlex.join(["python", "-m", "agents.distill", *(sys.argv[1:] if argv is None else argv)]),
+                    time.time() - started)
     save_checkpoint(args.out, {"config": to_dict(config), "model": net.state_dict(), "model_shape": dict(net.shape),
                                "global_step": 0, "act": "most_likely", "trained": facts})
     print(f"{args.out}: {args.teacher} cloned on {int(stats['decisions']):,} decisions in {facts['minutes']} min; "

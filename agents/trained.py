@@ -77,10 +77,8 @@ def export(checkpoint: Path, command: str | None = None, out: Path | None = None
     elif command is None:
         raise ValueError(f"{str(checkpoint)!r} is a run's checkpoint: give the command that trained it")
     else:
-        facts = {"command": command, "minutes": round(float(data.get("wall_seconds", 0.0)) / 60.0, 1),
-                 "machine": f"{platform.machine()}, {os.cpu_count()} cores, torch {torch.__version__}",
-                 "date": datetime.date.today().isoformat()}
-        facts, steps = _with_start(facts, steps, data["config"].get("init_from"))
+        facts, steps = with_start(made_by(command, float(data.get("wall_seconds", 0.0))), steps,
+                                  data["config"].get("init_from"))
     act = act_of(data, checkpoint) if act is None else act
     if act not in ACTS:
         raise ValueError(f"act {act!r} is not a way of acting; allowed: {', '.join(ACTS)}")
@@ -95,7 +93,14 @@ def export(checkpoint: Path, command: str | None = None, out: Path | None = None
     return target
 
 
-def _with_start(facts: dict[str, Any], steps: int, start: str | None) -> tuple[dict[str, Any], int]:
+def made_by(command: str, seconds: float) -> dict[str, Any]:
+    """How an agent file was made, kept with its weights: the command, its minutes, the machine, the date."""
+    return {"command": command, "minutes": round(seconds / 60.0, 1),
+            "machine": f"{platform.machine()}, {os.cpu_count()} cores, torch {torch.__version__}",
+            "date": datetime.date.today().isoformat()}
+
+
+def with_start(facts: dict[str, Any], steps: int, start: str | None) -> tuple[dict[str, Any], int]:
     """A run started from a trained network (``init_from``) with that network's training added: minutes and
     steps summed, commands in order, so that an agent says all it took to make. Where the file is gone, the
     run's own facts, its config still naming the file."""
