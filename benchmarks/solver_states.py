@@ -1,6 +1,6 @@
 """What the solver's exact pass stores on big racks, and how much of it could go without changing an answer.
 
-    python benchmarks/solver_states.py --positions FILE [--every K] [--json out.json]
+    python benchmarks/solver_states.py --positions FILE [--every K] [--bounds] [--json out.json]
 
 The positions are those ``big_racks.py --write-positions`` logs (racks of 20-55 pieces from the strong agents'
 games). For each one whose whole rack cannot go down and that has a joker, the most-pieces question comes to
@@ -18,6 +18,17 @@ standing in), then looks at what it stored:
 * **the best floor**: the pass again with the optimum itself as its floor, its time beside the solver's own
   floor's, which bounds what any floor (the last turn's play, say) could save. Floors do change which of two
   equal plays is returned, as the states they cut are stored before others.
+* **bounds** (``--bounds``): what a state's bound on its best completion would cut. A pass drops a state whose
+  value, plus every piece still to come at its weight (and the jokers' bonus), stays below its floor. The exact
+  bound is the most any completion of the state's key adds, found by the programme run over every key with no
+  state left out (no cover, no floor) and then backwards from the finished layouts. The script counts the
+  stored states each pair of (bound, floor) would keep, today's bound against the exact one and the pass's own
+  floor against the optimum, and the states with no completion at all (feasibility alone would cut those). A
+  third bound, coarser than the exact one and what a cheaper backward pass could aim at, is the most any key of
+  the same sub-step adds that differs from the state's only in its open runs and its groups' pieces
+  (``COARSE``): the state's own jokers, room and opening value kept. It checks on the way that today's bound is
+  never below the exact one, and that every live state can finish. Positions whose unpruned programme would
+  exceed ``--bounds-cap`` keys are left out of these counts.
 
 Prints one JSON line. ``--every K`` takes every K-th position of the file.
 """
@@ -36,12 +47,15 @@ from numba import njit, types
 from numba.typed import Dict
 
 from rummienv.rummikub.solver import _TILE_WEIGHT, _Problem, _problem, _some_layout, passes, programme, workspace
-from rummienv.rummikub.solver.store import NO_FLOOR, SUBSTEPS, YES, ZERO
+from rummienv.rummikub.solver.store import _F_GS, NO_FLOOR, SUBSTEPS, YES, ZERO, joker_room, jokers_placed
+
+# the key's fields the coarse bound keeps: all but the four colours' open runs (bits 0-15) and GS, GM
+COARSE = ~np.int64(0xFFFF) & ~(np.int64(63) << _F_GS)
 
 
 @njit(cache=True)
 def live_states(q, weight, jcap, floor, bonus, store, ends, ended):
-    """The live states of the pass just run over ``q`` with these bounds, and of all states stored; adds each
+    """Which states of the pass just run over ``q`` with these bounds are live (by store slot); adds each
     dead state to ``ends`` at the number where its lineage's last stored state stands, and each state with no
     stored successor to ``ended``: [none could be made, every one made was covered by another state]."""
     ctx = programme._contexts(q, weight, jcap, bonus, np.uint64(0), floor, programme.colour_order(q.lo, q.hi), YES)
@@ -78,17 +92,107 @@ def live_states(q, weight, jcap, floor, bonus, store, ends, ended):
     for i in range(top):
         if not live[i]:
             ends[steps[max(last[i] - 1, 0)] // 5] += 1
-    return live.sum(), top
+    return live
+
+
+@njit(cache=True)
+def completions(q, weight, jcap, bonus, joker_weight, cap):
+    """The programme over every key with no state left out: for each sub-step count (0-65), each key reached
+    and the most its best completion adds to the objective (``NO_FLOOR``: none finishes). Also whether it
+    stayed within ``cap`` keys in all (else the tables are empty)."""
+    ctx = programme._contexts(q, weight, jcap, bonus, np.uint64(0), NO_FLOOR, programme.colour_order(q.lo, q.hi), YES)
+    moves = np.empty((programme.MOVES_CAP, 4), dtype=np.int64)
+    layers = [np.zeros(1, dtype=np.int64)]
+    total = 1
+    for step in range(SUBSTEPS):
+        c = programme._step_constants(ctx, step)
+        reached = Dict.empty(types.int64, types.int64)
+        for key in layers[step]:
+            for m in range(programme._moves(c, step, key, 0, np.uint64(0), moves)):
+                reached[moves[m, 0]] = 0
+        total += len(reached)
+        if total > cap:
+            return [Dict.empty(types.int64, types.int64)], False
+        layer = np.empty(len(reached), dtype=np.int64)
+        for j, key in enumerate(reached.keys()):
+            layer[j] = key
+        layers.append(layer)
+    best = [Dict.empty(types.int64, types.int64) for _ in range(SUBSTEPS + 1)]
+    for key in layers[SUBSTEPS]:
+        jokers = joker_room(key) if joker_weight >= 0 else max(jokers_placed(key), q.jlo)
+        best[SUBSTEPS][key] = joker_weight * jokers if programme._accepts(key, q.jlo, q.threshold) else NO_FLOOR
+    for step in range(SUBSTEPS - 1, -1, -1):
+        c = programme._step_constants(ctx, step)
+        for key in layers[step]:
+            most = NO_FLOOR
+            for m in range(programme._moves(c, step, key, 0, np.uint64(0), moves)):
+                after = best[step + 1][moves[m, 0]]
+                if after > NO_FLOOR:  # the move's own value (from 0) and the rest's best
+                    most = max(most, moves[m, 1] + after)
+            best[step][key] = most
+    return best, True
+
+
+@njit(cache=True)
+def bound_counts(q, weight, bonus, floor, optimum, live, best, store, counts):
+    """Adds to ``counts`` for the states of the pass just run: [stored, kept by today's bound at the floor, by
+    the exact bound at the floor, by today's bound at the optimum, by the exact bound at the optimum, with no
+    completion, kept by the coarse bound at the floor, at the optimum]; raises where today's bound is below the
+    exact one or a live state cannot finish."""
+    order = programme.colour_order(q.lo, q.hi)
+    rest = np.zeros(SUBSTEPS + 1, dtype=np.int64)  # today's bound after each sub-step count: the pieces to come
+    rest[SUBSTEPS] = bonus
+    for s in range(SUBSTEPS - 1, -1, -1):
+        rest[s] = rest[s + 1]
+        if s % 5 < 4:
+            t = order[s // 5, s % 5] * 13 + s // 5
+            rest[s] += weight[t] * q.hi[t]
+    starts, skipped = store.layer_start, store.skipped
+    s = 0  # a layer: the states after s sub-steps, up to the next sub-step that was not skipped
+    while s <= SUBSTEPS:
+        following = s + 1
+        while following <= SUBSTEPS and skipped[following]:
+            following += 1
+        coarse = Dict.empty(types.int64, types.int64)
+        for key, after in best[s].items():
+            coarse[key & COARSE] = max(after, coarse.get(key & COARSE, NO_FLOOR))
+        for i in range(starts[s], starts[min(following, SUBSTEPS + 1)]):
+            value = store.value[i]
+            after = best[s].get(store.key[i], NO_FLOOR)
+            loose = value + coarse.get(store.key[i] & COARSE, NO_FLOOR)
+            exact = value + after if after > NO_FLOOR else NO_FLOOR
+            today = value + rest[s]
+            if exact > today:
+                raise AssertionError("today's bound is below the exact one")
+            if live[i] and after == NO_FLOOR:
+                raise AssertionError("a live state has no completion")
+            counts[0] += 1
+            counts[1] += today >= floor
+            finishes = after > NO_FLOOR  # a state with no completion is cut by either bound, whatever the floor
+            counts[2] += finishes and exact >= floor
+            counts[3] += today >= optimum
+            counts[4] += finishes and exact >= optimum
+            counts[5] += not finishes
+            counts[6] += finishes and loose >= floor
+            counts[7] += finishes and loose >= optimum
+        s = following
+    return counts
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--positions", required=True, metavar="FILE", help=f"logged positions ({MAKE_POSITIONS})")
     parser.add_argument("--every", type=int, default=1, help="take every K-th position (default: all)")
+    parser.add_argument("--bounds", action="store_true",
+                        help="also count what an exact bound on each state's completion would cut (slower)")
+    parser.add_argument("--bounds-cap", type=int, default=4_000_000, metavar="KEYS",
+                        help="leave out of --bounds a position whose unpruned programme reaches more keys")
     parser.add_argument("--json", type=Path, help="also write the JSON line here")
     args = parser.parse_args(argv)
     if args.every < 1:
         parser.error(f"--every must be at least 1, got {args.every}")
+    if args.bounds_cap < 1:
+        parser.error(f"--bounds-cap must be at least 1, got {args.bounds_cap}")
     try:
         positions = read_positions(args.positions, None)[::args.every]
     except (OSError, ValueError) as e:
@@ -96,6 +200,8 @@ def main(argv: list[str] | None = None) -> int:
     store = workspace()
     ends = np.zeros(13, dtype=np.int64)
     ended = np.zeros(2, dtype=np.int64)
+    counts = np.zeros(8, dtype=np.int64)
+    too_big = 0
     live = stored = passes_run = 0
     shares: list[float] = []
     own_floor = best_floor = 0.0
@@ -110,7 +216,14 @@ def main(argv: list[str] | None = None) -> int:
         _, optimum = passes.one_pass(p.question, _TILE_WEIGHT, 1, p.jhi, floor, bonus, store)
         own_floor += time.perf_counter() - started
         question = programme.Question(*p.question)
-        alive, total = live_states(question, _TILE_WEIGHT, p.jhi, floor, bonus, store, ends, ended)
+        live_slots = live_states(question, _TILE_WEIGHT, p.jhi, floor, bonus, store, ends, ended)
+        alive, total = int(live_slots.sum()), len(live_slots)
+        if args.bounds:
+            best, within = completions(question, _TILE_WEIGHT, p.jhi, bonus, 1, args.bounds_cap)
+            if within:
+                bound_counts(question, _TILE_WEIGHT, bonus, floor, optimum, live_slots, best, store, counts)
+            else:
+                too_big += 1
         started = time.perf_counter()
         _, again = passes.one_pass(p.question, _TILE_WEIGHT, 1, p.jhi, optimum, bonus, store)
         best_floor += time.perf_counter() - started
@@ -127,6 +240,11 @@ def main(argv: list[str] | None = None) -> int:
               "no_successor_stored": {"none_made": int(ended[0]), "all_covered": int(ended[1])},
               "own_floor_s": round(own_floor, 2), "best_floor_s": round(best_floor, 2),
               "best_floor_speed_up": round(own_floor / best_floor, 2)}
+    if args.bounds:
+        result["bounds"] = {"states": int(counts[0]), "left_out": too_big, "no_completion": int(counts[5]),
+                            "kept": {"today_bound_own_floor": int(counts[1]), "exact_bound_own_floor": int(counts[2]),
+                                     "today_bound_optimum": int(counts[3]), "exact_bound_optimum": int(counts[4]),
+                                     "coarse_bound_own_floor": int(counts[6]), "coarse_bound_optimum": int(counts[7])}}
     print(f"{passes_run} exact passes: {live:,} of {stored:,} stored states live ({live / stored:.3f}, median "
           f"{np.median(shares):.3f} a pass); the optimum as floor {own_floor:.2f} -> {best_floor:.2f} s "
           f"({own_floor / best_floor:.2f}x)", file=sys.stderr)

@@ -134,11 +134,21 @@ def test_big_racks_times_the_whole_turn_plays_as_the_mode_asks_them():
     assert set(big_racks.QUESTIONS) <= set(json.loads(done.stdout.splitlines()[-1])["new"])
 
 
-def test_solver_states_counts_the_live_states_of_the_exact_pass_and_refuses_what_it_cannot_read(tmp_path):
+def test_solver_states_counts_the_live_states_of_the_exact_pass_what_bounds_would_cut_and_refuses_bad_input(tmp_path):
     done = bench("solver_states.py", "--positions", str(ROOT / "benchmarks" / "big_racks_answers.jsonl"))
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout.splitlines()[-1])
     assert result["exact_passes"] > 0 and 0 < result["live"] < result["states"]
     assert sum(result["dead_ends_by_number"].values()) == result["states"] - result["live"]
+    bounded = bench("solver_states.py", "--positions", str(ROOT / "benchmarks" / "big_racks_answers.jsonl"), "--bounds")
+    assert bounded.returncode == 0, bounded.stderr
+    bounds = json.loads(bounded.stdout.splitlines()[-1])["bounds"]
+    kept = bounds["kept"]
+    # every stored state passed today's bound at its own floor; an exact bound, or the optimum, keeps fewer
+    assert bounds["states"] == result["states"] == kept["today_bound_own_floor"] and bounds["left_out"] == 0
+    assert result["exact_passes"] <= kept["exact_bound_optimum"] < kept["exact_bound_own_floor"] < result["states"]
+    assert kept["exact_bound_optimum"] <= kept["coarse_bound_optimum"] < kept["today_bound_optimum"] < result["states"]
+    assert kept["exact_bound_own_floor"] <= kept["coarse_bound_own_floor"] <= result["states"]
+    assert 0 < bounds["no_completion"] <= result["states"] - result["live"]
     refused(bench("solver_states.py", "--positions", str(tmp_path / "none.jsonl")), "none.jsonl", "--write-positions")
     refused(bench("solver_states.py", "--positions", str(tmp_path / "none.jsonl"), "--every", "0"), "--every")
