@@ -135,14 +135,12 @@ def test_big_racks_times_the_whole_turn_plays_as_the_mode_asks_them():
 
 
 def test_solver_states_counts_the_live_states_of_the_exact_pass_what_bounds_would_cut_and_refuses_bad_input(tmp_path):
-    done = bench("solver_states.py", "--positions", str(ROOT / "benchmarks" / "big_racks_answers.jsonl"))
+    done = bench("solver_states.py", "--positions", str(ROOT / "benchmarks" / "big_racks_answers.jsonl"), "--bounds")
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout.splitlines()[-1])
     assert result["exact_passes"] > 0 and 0 < result["live"] < result["states"]
     assert sum(result["dead_ends_by_number"].values()) == result["states"] - result["live"]
-    bounded = bench("solver_states.py", "--positions", str(ROOT / "benchmarks" / "big_racks_answers.jsonl"), "--bounds")
-    assert bounded.returncode == 0, bounded.stderr
-    bounds = json.loads(bounded.stdout.splitlines()[-1])["bounds"]
+    bounds = result["bounds"]
     kept = bounds["kept"]
     # every stored state passed today's bound at its own floor; an exact bound, or the optimum, keeps fewer
     assert bounds["states"] == result["states"] == kept["today_bound_own_floor"] and bounds["left_out"] == 0
@@ -150,5 +148,10 @@ def test_solver_states_counts_the_live_states_of_the_exact_pass_what_bounds_woul
     assert kept["exact_bound_optimum"] <= kept["coarse_bound_optimum"] < kept["today_bound_optimum"] < result["states"]
     assert kept["exact_bound_own_floor"] <= kept["coarse_bound_own_floor"] <= result["states"]
     assert 0 < bounds["no_completion"] <= result["states"] - result["live"]
+    capped = bench("solver_states.py", "--positions", str(ROOT / "benchmarks" / "big_racks_answers.jsonl"), "--bounds",
+                   "--bounds-cap", "1")  # no position's unpruned programme fits: each is left out, none counted
+    capped_bounds = json.loads(capped.stdout.splitlines()[-1])["bounds"]
+    assert capped_bounds["left_out"] == result["exact_passes"] and capped_bounds["states"] == 0
     refused(bench("solver_states.py", "--positions", str(tmp_path / "none.jsonl")), "none.jsonl", "--write-positions")
     refused(bench("solver_states.py", "--positions", str(tmp_path / "none.jsonl"), "--every", "0"), "--every")
+    refused(bench("solver_states.py", "--positions", str(tmp_path / "none.jsonl"), "--bounds-cap", "0"), "--bounds-cap")
