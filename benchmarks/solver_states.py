@@ -24,9 +24,9 @@ standing in), then looks at what it stored:
   state left out (no cover, no floor) and then backwards from the finished layouts. The script counts the
   stored states each pair of (bound, floor) would keep, today's bound against the exact one and the pass's own
   floor against the optimum, and the states with no completion at all (feasibility alone would cut those). A
-  third bound, coarser than the exact one and what a cheaper backward pass could aim at, is the most any key of
-  the same sub-step adds that differs from the state's only in its open runs and its groups' pieces
-  (``COARSE``): the state's own jokers, room and opening value kept. It checks on the way that today's bound is
+  third bound, coarser than the exact one and the best a bound blind to where the runs stand could do, is the
+  most any key of the same sub-step adds that differs from the state's only in its open runs and its groups'
+  pieces (``COARSE``): the state's own jokers, room and opening value kept. It checks on the way that today's bound is
   never below the exact one, and that every live state can finish. Positions whose unpruned programme would
   exceed ``--bounds-cap`` keys are left out of these counts.
 
