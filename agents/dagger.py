@@ -34,6 +34,7 @@ import torch
 
 from agents.checkpoint import CheckpointError, load_agent, load_checkpoint, network_from, save_checkpoint
 from agents.distill import split
+from agents.imitation import whole_turn
 from agents.ppo import ActorCritic, masked_logits
 from agents.registry import baseline_names, make_agent
 from agents.selfplay import act_batch, derive_seed
@@ -46,14 +47,23 @@ MINIBATCH = 512
 
 
 def record_values(learner_path: str, opponent: str, teacher: str, decisions: int, seed: int) -> dict[str, np.ndarray]:
-    """``decisions`` positions of the learner's seat (it sits at each seat in turn) where it had a choice, with
-    the teacher's value of every legal action (NaN where illegal). Only finished games are kept."""
-    config = load_checkpoint(learner_path)["config"]
-    game = games.make_game(config["game"], int(config["num_players"]), None)
+    """``decisions`` positions of the learner's seat (it sits at each seat in turn) where the teacher could judge
+    a choice, with the teacher's value of every legal action (NaN where illegal, or where the teacher cannot
+    judge it). Only finished games are kept.
+
+    A whole-turn learner plays the whole-turn mode's states, its network seeing them as it trained (a network
+    of fewer plays sees the first of them, ``whole_turns.PLAYS``); the others move there as the warm start's
+    teachers do (``imitation.whole_turn``)."""
+    data = load_checkpoint(learner_path)
+    config, shape = data["config"], data["model_shape"]
+    whole = bool(config.get("whole_turns", False))
+    game = games.make_game(config["game"], int(config["num_players"]), None, whole_turns=whole)
     players = game.num_players
     learner = load_agent(learner_path, game, players, seed=derive_seed(seed, 1))
-    others = learner if opponent == LEARNER else make_agent(opponent, game, players, derive_seed(seed, 2))
+    network = learner.policy if whole else learner  # a whole-turn agent file plays per piece; its network not
+    others = network if opponent == LEARNER else make_agent(opponent, game, players, derive_seed(seed, 2))
     judge = make_agent(teacher, game, players, derive_seed(seed, 3))
+    seen = (int(shape["obs_size"]), int(shape["num_actions"]))
     records: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
     parallel = min(PARALLEL_GAMES, max(1, decisions // 100))  # a small recording plays few hands too many
     states: list[Any] = [game.new_initial_state(derive_seed(seed, 6, k)) for k in range(parallel)]
@@ -65,12 +75,15 @@ def record_values(learner_path: str, opponent: str, teacher: str, decisions: int
         mine = [k for k in live if states[k].current_player == seats[k]]
         theirs = [k for k in live if states[k].current_player != seats[k]]  # before the learner's moves
         if mine:
-            moves = act_batch(learner, [states[k] for k in mine])
+            moves = _moves(network, [states[k] for k in mine], seen)
             for k, action in zip(mine, moves, strict=True):
-                trails[k] += _judged(states[k], judge)
+                trails[k] += _judged(states[k], judge, seen)
                 states[k].apply_action(int(action))
         if theirs:
-            for k, action in zip(theirs, act_batch(others, [states[k] for k in theirs]), strict=True):
+            movers = [states[k] for k in theirs]
+            moves = (_moves(others, movers, seen) if others is network else
+                     [whole_turn(others, state) for state in movers] if whole else act_batch(others, movers))
+            for k, action in zip(theirs, moves, strict=True):
                 states[k].apply_action(int(action))
         for k in live:
             if not states[k].is_terminal():
@@ -86,16 +99,25 @@ def record_values(learner_path: str, opponent: str, teacher: str, decisions: int
     return {"obs": np.stack(obs), "masks": np.stack(masks).astype(bool), "values": np.stack(values)}
 
 
-def _judged(state: Any, judge: Any) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """The position of the seat to move with the teacher's values of its legal actions, if it has a choice."""
-    mask = state.legal_action_mask().astype(bool)
+def _moves(network: Any, states: list[Any], seen: tuple[int, int]) -> np.ndarray:
+    """The network's moves for the seats to move, in one batch, from what it sees of each state."""
+    obs = np.stack([s.observation(s.current_player)[:seen[0]] for s in states])
+    return network.act_batch(obs, np.stack([s.legal_action_mask()[:seen[1]] for s in states]))
+
+
+def _judged(state: Any, judge: Any, seen: tuple[int, int]) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """The position of the seat to move as the network sees it, with the teacher's values of its legal actions,
+    if the teacher can judge a choice there (two of them at least)."""
+    mask = state.legal_action_mask()[:seen[1]].astype(bool)
     legal = np.flatnonzero(mask)
     if len(legal) < 2:
         return []
     seat = state.current_player
     values = np.full(len(mask), np.nan, dtype=np.float32)
     values[legal] = judge.values(state.view(seat), legal).mean(axis=1)
-    return [(state.observation(seat), mask, values)]
+    if np.isfinite(values).sum() < 2:
+        return []
+    return [(state.observation(seat)[:seen[0]], mask, values)]
 
 
 def improve(start: ActorCritic, data: dict[str, np.ndarray], updates: int, learning_rate: float,
@@ -130,14 +152,16 @@ def improve(start: ActorCritic, data: dict[str, np.ndarray], updates: int, learn
 
 def judge_policy(net: ActorCritic, data: dict[str, np.ndarray]) -> dict[str, float]:
     """How the most likely action stands by the teacher: the share that is its best action, and the mean
-    points its best would gain over it (the regret, by the teacher's noisy estimate)."""
+    points its best would gain over it where the teacher judged it (the regret, by its noisy estimate)."""
     values = torch.as_tensor(np.nan_to_num(data["values"], nan=-np.inf))
     with torch.no_grad():
         chosen = masked_logits(net.actor(net.trunk(torch.as_tensor(data["obs"]))),
                                torch.as_tensor(data["masks"])).argmax(-1)
     best = values.max(-1)
+    got = values.gather(1, chosen[:, None]).squeeze(1)
+    judged = torch.isfinite(got)
     return {"agreement": float((chosen == best.indices).float().mean()),
-            "regret": float((best.values - values.gather(1, chosen[:, None]).squeeze(1)).mean())}
+            "regret": float((best.values - got)[judged].mean())}
 
 
 def dagger(learner: Path, teacher: str, against: list[str], decisions: int, rounds: int, epochs: float,
@@ -210,17 +234,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         start = load_checkpoint(args.learner)
         config = start["config"]
-        if config.get("whole_turns"):
-            raise CheckpointError(f"{str(args.learner)!r} plays whole turns; a teacher's values are of per-piece "
-                                  "actions")
         game = games.make_game(config["game"], int(config["num_players"]), None)
         load_agent(args.learner, game, game.num_players)  # refused if the file does not fit its own game
         for name in args.against:
             if name != LEARNER:
                 make_agent(name, game, game.num_players, 0)
-        if not hasattr(make_agent(args.teacher, game, game.num_players, 0), "values"):
+        teacher = make_agent(args.teacher, game, game.num_players, 0)
+        if not hasattr(teacher, "values"):
             raise ValueError(f"--teacher {args.teacher!r} does not score actions; teachers that do: "
                              f"{', '.join(_teachers(game)) or 'none for this game'}")
+        whole, judges_whole = bool(config.get("whole_turns", False)), getattr(teacher, "values_whole_turns", False)
+        if whole != judges_whole:
+            plays = "whole turns" if whole else "piece by piece"
+            judges = "whole turns" if judges_whole else "the moves of a turn one by one"
+            raise CheckpointError(f"{str(args.learner)!r} plays {plays}, but --teacher {args.teacher!r} judges "
+                                  f"{judges}")
     except (ValueError, OSError) as exc:
         parser.error(str(exc))
     torch.set_num_threads(args.torch_threads)

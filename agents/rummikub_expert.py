@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from agents.base import View, budget
-from agents.rummikub_bots import PlanningAgent, Position, end_turn
+from agents.rummikub_bots import PlanningAgent, Position, end_turn, position_of
 from rummienv.rules import RummikubRules
 from rummienv.rummikub import actions as A
 from rummienv.rummikub import solver, whole_turns
@@ -107,6 +107,38 @@ class ExpertAgent(PlanningAgent):
         self.margin = None if margin is None else float(margin)
         self.condition = bool(condition)
         self._games: dict[int, RummikubGame] = {}
+
+    values_whole_turns = True  # ``values`` judges the whole-turn mode's actions (``agents.dagger``)
+
+    def values(self, view: View, actions: np.ndarray) -> np.ndarray:
+        """values[k, n]: what ``actions[k]``, an action of the whole-turn mode, is worth to the seat (``worth``) in
+        the n-th of ``samples`` deals of the unseen pieces; NaN for an action that is no whole turn.
+
+        The expert plans a turn whole: it draws or lays one of the mode's plays (``whole_turns.PLAYS``), so those
+        are what its play-outs can judge. A piece staged, a swap or a commit is a step inside a turn, which it
+        never takes. Actions that lay the same play share one column of play-outs."""
+        pos = position_of(view, self.rules)
+        found = whole_turns.whole_plays(pos.table, pos.rack, pos.staged, pos.solver_args, self.rules.joker_penalty)
+        options: list[np.ndarray | None] = []
+        column = np.full(len(actions), -1)
+        for k, action in enumerate(int(a) for a in actions):
+            if action == A.DRAW:
+                option = None
+            elif 0 <= action - A.NUM_ACTIONS < len(found) and found[action - A.NUM_ACTIONS] is not None:
+                option = found[action - A.NUM_ACTIONS]
+            else:
+                continue
+            same = [j for j, seen in enumerate(options)
+                    if (seen is None) == (option is None) and (option is None or np.array_equal(seen, option))]
+            column[k] = same[0] if same else len(options)
+            if not same:
+                options.append(option)
+        out = np.full((len(actions), self.samples), np.nan)
+        if options:
+            outcomes = self.outcomes(options, view)
+            judged = column >= 0
+            out[judged] = outcomes[:, column[judged]].T
+        return out
 
     def candidates(self, pos: Position, view: View) -> list[np.ndarray | None]:
         """The plays worth comparing (None: draw), ``hoard``'s choice first; a single one where there is no

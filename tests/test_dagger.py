@@ -9,9 +9,12 @@ import pytest
 import torch
 
 from agents import dagger
-from agents.checkpoint import load_agent, load_checkpoint
+from agents.checkpoint import load_agent, load_checkpoint, save_checkpoint
 from agents.ppo import ActorCritic, masked_logits
+from agents.train_config import TrainConfig, to_dict
 from agents.trained import shipped_path
+from rummienv import games
+from rummienv.rummikub import actions as A
 
 LEARNER = str(shipped_path("rummy500", 2))
 
@@ -24,6 +27,31 @@ def test_the_teacher_judges_every_legal_action_where_the_learner_had_a_choice() 
     assert (masks.sum(axis=1) >= 2).all()  # forced moves are not positions to learn from
     again = dagger.record_values(LEARNER, "value_hold", "expert", 20, seed=3)
     assert all(np.array_equal(data[key], again[key], equal_nan=True) for key in data)
+
+
+def test_a_whole_turn_learner_is_judged_on_its_draws_and_whole_plays_as_its_network_sees_them() -> None:
+    learner = str(shipped_path("rummikub", 2))
+    shape = load_checkpoint(learner)["model_shape"]
+    data = dagger.record_values(learner, "hoard", "expert", 10, seed=3)
+    masks, values = data["masks"], data["values"]
+    assert data["obs"].shape[1] == shape["obs_size"] and masks.shape[1] == shape["num_actions"]
+    judged = np.isfinite(values)
+    assert (judged <= masks).all() and (judged.sum(axis=1) >= 2).all()  # a choice the teacher could judge
+    assert set(np.flatnonzero(judged.any(axis=0))) <= {A.DRAW, *range(A.NUM_ACTIONS, shape["num_actions"])}
+    again = dagger.record_values(learner, "hoard", "expert", 10, seed=3)
+    assert all(np.array_equal(data[key], again[key], equal_nan=True) for key in data)
+
+
+def test_a_learner_of_another_action_mode_than_the_teacher_judges_is_refused(tmp_path: Path, capsys) -> None:
+    made = games.make_game("rummikub", 2)  # a per-piece network; the Rummikub expert judges whole turns
+    net = ActorCritic(made.observation_size, made.num_actions, hidden_size=8, num_layers=1)
+    config = to_dict(TrainConfig(game="rummikub", num_players=2, hidden_size=8, num_layers=1, num_workers=1))
+    path = tmp_path / "per_piece.pt"
+    save_checkpoint(path, {"config": config, "model": net.state_dict(), "model_shape": dict(net.shape),
+                           "global_step": 0})
+    with pytest.raises(SystemExit):
+        dagger.main(["--learner", str(path), "--against", "hoard", "--out", str(tmp_path / "x.pt")])
+    assert "plays piece by piece, but --teacher 'expert' judges whole turns" in capsys.readouterr().err
 
 
 def _positions(rng: np.random.Generator, rows: int = 256, size: int = 12, actions: int = 6) -> dict[str, np.ndarray]:
@@ -75,7 +103,6 @@ def test_the_command_writes_an_agent_that_keeps_every_command_that_made_it(tmp_p
 @pytest.mark.parametrize(("argv", "said"), [
     (["--teacher", "value_hold"], "does not score actions; teachers that do: expert"),
     (["--against", "nobody"], "unknown agent 'nobody'"),
-    (["--learner", str(shipped_path("rummikub", 2))], "plays whole turns"),
     (["--out", str(shipped_path("rummy500", 2))], "shipped agents' folder"),
     (["--kl", "-1"], "--kl must be at least 0"),
     (["--temperature", "0"], "--temperature must be above 0"),

@@ -11,7 +11,8 @@ from agents.registry import make_agent
 from agents.rummikub_bots import position_of
 from agents.rummikub_expert import ExpertAgent, hoard_playout, worth
 from rummienv.rules import make_rules
-from rummienv.rummikub import load_state
+from rummienv.rummikub import actions as A
+from rummienv.rummikub import load_state, whole_turns
 from rummienv.rummikub.determinize import sample_state, unseen_pieces
 from rummienv.rummikub.state import RummikubGame, full_set
 from rummienv.tiles import counts_of, parse_tiles
@@ -184,3 +185,27 @@ def test_the_expert_plays_a_whole_round_legally_by_name(game_name):
     seats = [make_agent("expert", rules, 2, seed=1), make_agent("hoard", rules, 2, seed=2)]
     state = play_game(new_game(rules, 2), seats, seed=11)
     assert state.is_terminal()
+
+
+def test_the_expert_judges_draws_and_whole_plays_by_the_play_outs_its_choice_compares_and_nothing_inside_a_turn():
+    rules = make_rules("rummikub")
+    (_, state), *_ = decision_points("rummikub", 1)
+    view = state.view(state.current_player)
+    pos = position_of(view, rules)
+    found = whole_turns.whole_plays(pos.table, pos.rack, pos.staged, pos.solver_args, rules.joker_penalty)
+    whole = [A.NUM_ACTIONS + k for k, play in enumerate(found) if play is not None]
+    piece = A.PLACE + int(np.flatnonzero(pos.rack)[0])
+    actions = np.array([A.DRAW, *whole, whole[0], piece])
+    values = ExpertAgent(rules, seed=0, samples=4).values(view, actions)
+    assert values.shape == (len(actions), 4)
+    assert np.isfinite(values[:-1]).all() and np.isnan(values[-1]).all()  # a piece staged is a step of a turn
+    assert np.array_equal(values[len(whole) + 1], values[1])  # the same action twice, one column of play-outs
+    options = [None]  # the distinct plays, in the order values met them
+    for k in whole:
+        if not any(o is not None and np.array_equal(o, found[k - A.NUM_ACTIONS]) for o in options):
+            options.append(found[k - A.NUM_ACTIONS])
+    outcomes = ExpertAgent(rules, seed=0, samples=4).outcomes(options, view)
+    assert np.array_equal(values[0], outcomes[:, 0])
+    for row, k in enumerate(whole, start=1):
+        column = next(j for j, o in enumerate(options) if o is not None and np.array_equal(o, found[k - A.NUM_ACTIONS]))
+        assert np.array_equal(values[row], outcomes[:, column])
