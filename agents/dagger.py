@@ -10,8 +10,14 @@ the action, not the learner's, and fitted to the teacher's best actions alone th
 won (docs/results.md). Each round plays the last round's network and fits the starting network afresh to
 every round's positions (dataset aggregation), so one round's luck does not compound.
 
+The teacher judges in its own action mode. Rummy 500's expert scores every move; Rummikub's plans whole turns,
+so it judges a whole-turn learner's draws and whole plays (its ``values``), and the learner's steps inside a
+turn count as neither good nor bad: the fit leaves them to the KL term.
+
     python -m agents.dagger --learner agents/trained/rummy500_2p.pt --teacher expert \\
         --against value_hold learner --decisions 20000 --rounds 2 --out runs/rummy500_2p_dagger.pt
+    python -m agents.dagger --learner agents/trained/rummikub_2p.pt --against hoard learner \\
+        --decisions 2000 --rounds 1 --temperature 20 --out runs/rummikub_2p_dagger.pt
 """
 
 from __future__ import annotations
