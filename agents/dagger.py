@@ -66,7 +66,7 @@ def record_values(learner_path: str, opponent: str, teacher: str, decisions: int
     game = games.make_game(config["game"], int(config["num_players"]), None, whole_turns=whole)
     players = game.num_players
     learner = load_agent(learner_path, game, players, seed=derive_seed(seed, 1))
-    network = learner.policy if whole else learner  # a whole-turn agent file plays per piece; its network not
+    network = learner.policy if whole else learner  # the agent file plays per piece; its network, the mode's states
     others = network if opponent == LEARNER else make_agent(opponent, game, players, derive_seed(seed, 2))
     judge = make_agent(teacher, game, players, derive_seed(seed, 3))
     seen = (int(shape["obs_size"]), int(shape["num_actions"]))

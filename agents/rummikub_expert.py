@@ -93,6 +93,8 @@ def hoard_playout(state: RummikubState, layers: frozenset[int] = frozenset()) ->
 class ExpertAgent(PlanningAgent):
     """Chooses each turn's play by playing the candidates out in ``samples`` deals of the unseen pieces."""
 
+    values_whole_turns = True  # ``values`` judges the whole-turn mode's actions (``agents.dagger``)
+
     def __init__(self, rules: RummikubRules, seed: int | None = None, *, samples: int = SAMPLES,
                  max_samples: int | None = None, margin: float | None = None, condition: bool = True) -> None:
         budget("samples", samples, 2)
@@ -107,8 +109,6 @@ class ExpertAgent(PlanningAgent):
         self.margin = None if margin is None else float(margin)
         self.condition = bool(condition)
         self._games: dict[int, RummikubGame] = {}
-
-    values_whole_turns = True  # ``values`` judges the whole-turn mode's actions (``agents.dagger``)
 
     def values(self, view: View, actions: np.ndarray) -> np.ndarray:
         """values[k, n]: what ``actions[k]``, an action of the whole-turn mode, is worth to the seat (``worth``) in
