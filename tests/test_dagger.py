@@ -100,6 +100,23 @@ def test_the_command_writes_an_agent_that_keeps_every_command_that_made_it(tmp_p
     load_agent(out, "rummy500", 2)
 
 
+def test_the_report_weighs_regret_only_where_the_teacher_judged_the_learners_choice() -> None:
+    torch.manual_seed(0)
+    net = ActorCritic(12, 6, 16, 1)
+    data = _positions(np.random.default_rng(2))
+    data["masks"][:, 5] = True
+    data["values"][:, 5] = np.nan  # a legal step the teacher cannot judge (a piece staged inside a turn)
+    with torch.no_grad():
+        chosen = masked_logits(net.actor(net.trunk(torch.as_tensor(data["obs"]))),
+                               torch.as_tensor(data["masks"])).argmax(-1).numpy()
+    assert 0 < (chosen == 5).sum() < len(chosen)  # the network picks the unjudged step in some positions only
+    report = dagger.judge_policy(net, data)
+    values = np.nan_to_num(data["values"], nan=-np.inf)
+    judged = chosen != 5
+    regret = (values.max(axis=1) - values[np.arange(len(chosen)), chosen])[judged].mean()
+    assert np.isfinite(report["regret"]) and report["regret"] == pytest.approx(regret, rel=1e-5)
+
+
 @pytest.mark.parametrize(("argv", "said"), [
     (["--teacher", "value_hold"], "does not score actions; teachers that do: expert"),
     (["--against", "nobody"], "unknown agent 'nobody'"),
