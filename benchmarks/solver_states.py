@@ -139,14 +139,13 @@ def bound_counts(q, weight, bonus, floor, optimum, live, best, store, counts):
     the exact bound at the floor, by today's bound at the optimum, by the exact bound at the optimum, with no
     completion, kept by the coarse bound at the floor, at the optimum]; raises where today's bound is below the
     exact one or a live state cannot finish."""
-    order = programme.colour_order(q.lo, q.hi)
-    rest = np.zeros(SUBSTEPS + 1, dtype=np.int64)  # today's bound after each sub-step count: the pieces to come
+    # today's bound after each sub-step count: the pass's own pieces to come (after a colour step's type), plus it
+    ctx = programme._contexts(q, weight, q.jhi, bonus, np.uint64(0), NO_FLOOR, programme.colour_order(q.lo, q.hi), YES)
+    rest = np.zeros(SUBSTEPS + 1, dtype=np.int64)
     rest[SUBSTEPS] = bonus
     for s in range(SUBSTEPS - 1, -1, -1):
-        rest[s] = rest[s + 1]
-        if s % 5 < 4:
-            t = order[s // 5, s % 5] * 13 + s // 5
-            rest[s] += weight[t] * q.hi[t]
+        step = programme._step_constants(ctx, s)
+        rest[s] = step.to_come + step.weight * step.hi if s % 5 < 4 else rest[s + 1]
     starts, skipped = store.layer_start, store.skipped
     s = 0  # a layer: the states after s sub-steps, up to the next sub-step that was not skipped
     while s <= SUBSTEPS:
