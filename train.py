@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import shutil
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -85,8 +86,8 @@ def evaluate_learner(net: ActorCritic, config: TrainConfig, on_game: Callable[[]
     rules = make_rules(config.game, config.rules or None)
     results = []
     for opponent in config.eval_opponents:
-        learner = per_piece_agent(PolicyAgent(net, seed=derive_seed(config.seed, 7), name="learner"), rules,
-                                  config.whole_turns)
+        policy = PolicyAgent(net, seed=derive_seed(config.seed, 7), greedy=config.act == "most_likely", name="learner")
+        learner = per_piece_agent(policy, rules, config.whole_turns)
         report = evaluate(config.game, [learner] + [opponent] * (config.num_players - 1), config.num_players,
                           config.eval_deals, derive_seed(config.seed, 8), rules=config.rules or None,
                           progress=False, on_game=on_game)
@@ -111,6 +112,7 @@ class Learner:
     update: int = 0
     global_step: int = 0
     checkpointed: int | None = None  # the update the checkpoint on disk holds, what a failed run goes on from
+    judged: int | None = None  # the update whose network the judge last moved, if any
     wall_seconds: float = 0.0  # the run's earlier invocations, for how long a shipped agent trained
     started: float = field(default_factory=time.time)
 
@@ -120,6 +122,7 @@ class Learner:
             "optimizer": self.optimizer.state_dict(), "update": self.update, "global_step": self.global_step,
             "wall_seconds": self.wall_seconds + time.time() - self.started,
             "pool": self.pool.state_dict(), "selfplay": self.envs.state_dict(), "torch_rng": torch.get_rng_state(),
+            "judged": self.judged, "act": self.config.act,
         })
         self.checkpointed = self.update
 
@@ -224,6 +227,7 @@ def build_learner(config: TrainConfig, resumed: dict | None) -> Learner:
         learner.update, learner.global_step = int(resumed["update"]), int(resumed["global_step"])
         learner.checkpointed = learner.update
         learner.wall_seconds = float(resumed.get("wall_seconds", 0.0))
+        learner.judged = resumed.get("judged")
         torch.set_rng_state(resumed["torch_rng"])
     return learner
 
@@ -268,6 +272,43 @@ def warm_start(learner: Learner, reporter: Reporter, stop: StopRequest) -> None:
                f"decisions in {time.time() - started:.0f}s, accuracy {stats['imitation/accuracy']:.3f}")
 
 
+def judge(learner: Learner, reporter: Reporter, stop: StopRequest) -> None:
+    """Move the network toward the judge's values of the choices it had in its own games (``agents.dagger``):
+    PPO learns from one number a round, while the judge's play-outs score every choice it could have made.
+    One round of recording and fitting, its seeds drawn from the run's, so a resumed run judges alike."""
+    from agents.dagger import EPOCHS, HELD_OUT, KL, LEARNING_RATE, dagger
+
+    config, started = learner.config, time.time()
+    tqdm.write(f"judgement: {config.judge} scores the learner's choices on {config.judge_decisions:,} of its "
+               f"positions against each of {', '.join(config.judge_against)}")
+    with tempfile.TemporaryDirectory() as scratch:
+        path = Path(scratch) / "learner.pt"  # the network as an agent file, for the recording processes
+        save_checkpoint(path, {"config": to_dict(config), "model": learner.net.state_dict(),
+                               "model_shape": dict(learner.net.shape), "global_step": learner.global_step,
+                               "act": config.act})
+        judged, stats = dagger(path, config.judge, config.judge_against, config.judge_decisions, 1, EPOCHS,
+                               LEARNING_RATE, config.judge_temperature, KL, HELD_OUT, derive_seed(config.seed, 10),
+                               config.num_workers, stop.check, lambda line: tqdm.write(f"judgement: {line}"))
+    learner.net.load_state_dict(judged.state_dict())
+    learner.judged = learner.update
+    for key, value in stats.items():
+        reporter.writer.add_scalar(f"judge/{key}", value, learner.global_step)
+    tqdm.write(f"judgement: done in {time.time() - started:.0f}s")
+
+
+def judgement_pending(learner: Learner) -> bool:
+    """Whether the run has made its last update but its judgement has not moved the network yet (a stop cut
+    it short): a resumed run judges before its final evaluation."""
+    config = learner.config
+    return bool(config.judge) and learner.update == config.num_updates and learner.judged != learner.update
+
+
+def closing_seconds(config: TrainConfig, reporter: Reporter) -> float:
+    """What the time budget keeps after the last update: the judgement's minutes and a final evaluation as
+    long as the last one."""
+    return reporter.eval_seconds + (60.0 * config.judge_minutes if config.judge else 0.0)
+
+
 def announce(config: TrainConfig, run_dir: Path, resumed: dict | None) -> None:
     """Say at once what the run will do, where it writes and how to stop it: its first phases take minutes."""
     if resumed is not None:
@@ -276,8 +317,9 @@ def announce(config: TrainConfig, run_dir: Path, resumed: dict | None) -> None:
     else:
         first = (f"a warm start cloning {config.imitation_teacher} ({config.imitation_steps:,} decisions), "
                  if config.imitation_teacher else "")
+        last = f", then {config.judge}'s judgement of its play" if config.judge else ""
         print(f"training {config.game}, {config.num_players} players, in {run_dir}: {first}an evaluation "
-              f"against {', '.join(config.eval_opponents)}, then self-play")
+              f"against {', '.join(config.eval_opponents)}, then self-play{last}")
     limits = f"{config.total_steps:,} learner steps"
     if config.time_limit_minutes > 0:
         limits = f"{config.time_limit_minutes:g} minutes or {limits}, whichever comes first"
@@ -311,6 +353,9 @@ def run(args: argparse.Namespace, launched: float, stop: StopRequest) -> None:
                 warm_start(learner, reporter, stop)
             learner.envs.reset()
             learner.save(run_dir / "checkpoint.pt")  # kept even if the first evaluation is cut short
+        elif judgement_pending(learner):
+            judge(learner, reporter, stop)
+            learner.save(run_dir / "checkpoint.pt")
         if evaluation_due(config, learner.update) and not reporter.evaluated(learner.update):
             reporter.evaluate(learner, stop)  # the first, or one a stop cut short: the curves have no gap
         finished = train(learner, reporter, run_dir, launched, stop)
@@ -455,10 +500,10 @@ def train(learner: Learner, reporter: Reporter, run_dir: Path, launched: float, 
             # Snapshots join the pool; evaluations and checkpoints on their own schedules.
             if update % config.snapshot_every == 0:
                 pool.add_snapshot(f"step{learner.global_step}", net)
-            # The time budget holds the final evaluation too: stop while one more update and one fits.
+            # The time budget holds the judgement and the final evaluation too: stop while one more update fits.
             finish_by = launched + 60 * config.time_limit_minutes
             if config.time_limit_minutes > 0 and (
-                    time.time() + (time.time() - update_started) + reporter.eval_seconds > finish_by):
+                    time.time() + (time.time() - update_started) + closing_seconds(config, reporter) > finish_by):
                 ending = "out of time"
             elif stop.requested and update < config.num_updates:
                 ending = "stopped"
@@ -471,6 +516,11 @@ def train(learner: Learner, reporter: Reporter, run_dir: Path, launched: float, 
                 waited = time.time() - waited
                 train_seconds, rollout_seconds = train_seconds + waited, rollout_seconds + waited
                 train_cpu_seconds += time.process_time() - waited_cpu
+            if last and config.judge:
+                try:
+                    judge(learner, reporter, stop)
+                except Stopped:  # the checkpoint keeps the last update's network, for a resumed run to judge
+                    ending, evaluating, saving = "stopped", False, True
             if evaluating:
                 try:
                     reporter.evaluate(learner, stop)
@@ -506,7 +556,8 @@ class RunProgress:
         pace = (steps - self.steps_at_start) / max(now - self.started, 1e-9)
         elapsed = now - self.launched
         time_left = self.launched + 60 * config.time_limit_minutes - now if config.time_limit_minutes > 0 else None
-        left = estimate(elapsed, max(0, config.total_steps - steps), pace, time_left, self.reporter.eval_seconds)
+        left = estimate(elapsed, max(0, config.total_steps - steps), pace, time_left,
+                        closing_seconds(config, self.reporter))
         self.bar.total, self.bar.n = 1000, round(1000 * left.fraction(elapsed))
         words = [f"step {steps:,}", f"{tqdm.format_interval(elapsed)} elapsed"]
         if pace > 0 or time_left is not None:  # by steps, no estimate before the first update gives a pace
@@ -536,8 +587,10 @@ def report_end(args: argparse.Namespace, learner: Learner, run_dir: Path, ending
     if ending == "out of time":
         print(f"\ntime budget of {config.time_limit_minutes:g} minutes reached at update {learner.update} of "
               f"{config.num_updates}; continue with: {again(args, '--resume')}")
-    print(f"\nfinal evaluation after {learner.global_step} learner steps: {config.eval_deals} duplicate deals per "
-          f"opponent, the learner at every seat against {copies} (even: {even:.2f})")
+    judged = f" and {config.judge}'s judgement" if learner.judged == learner.update else ""
+    acting = "playing its most likely action" if config.act == "most_likely" else "sampling its policy"
+    print(f"\nfinal evaluation after {learner.global_step} learner steps{judged}: {config.eval_deals} duplicate "
+          f"deals per opponent, the learner ({acting}) at every seat against {copies} (even: {even:.2f})")
     print(format_table(last_evaluation(run_dir / "eval.csv")))
     print(f"\ncheckpoint: {run_dir / 'checkpoint.pt'}\ncurves:     {run_dir / 'metrics.csv'}, "
           f"{run_dir / 'eval.csv'}, TensorBoard in {run_dir / 'tb'}\nplot:       {run_dir / 'curves.png'}")

@@ -27,29 +27,30 @@ import copy
 import multiprocessing
 import os
 import shlex
+import signal
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
 
-from agents.checkpoint import CheckpointError, load_agent, load_checkpoint, network_from, save_checkpoint
+from agents.checkpoint import load_agent, load_checkpoint, network_from, save_checkpoint
 from agents.distill import split
 from agents.imitation import whole_turn
 from agents.ppo import ActorCritic, masked_logits
-from agents.registry import baseline_names, make_agent
+from agents.registry import LEARNER, check_teacher, make_agent
 from agents.selfplay import act_batch, derive_seed
 from agents.trained import TRAINED_DIR, made_by, with_start
 from rummienv import games
 
-LEARNER = "learner"  # --against's name for the learner itself
 PARALLEL_GAMES = 16  # hands played side by side, so the learner acts on a batch
 MINIBATCH = 512
+# The fit's settings, as the command's defaults and a training run's judgement phase take them.
+EPOCHS, LEARNING_RATE, KL, HELD_OUT = 20.0, 3e-4, 0.1, 0.1
 
 
 def record_values(learner_path: str, opponent: str, teacher: str, decisions: int, seed: int) -> dict[str, np.ndarray]:
@@ -171,23 +172,33 @@ def judge_policy(net: ActorCritic, data: dict[str, np.ndarray]) -> dict[str, flo
 
 
 def dagger(learner: Path, teacher: str, against: list[str], decisions: int, rounds: int, epochs: float,
-           learning_rate: float, temperature: float, kl: float, held_out: float, seed: int,
-           workers: int) -> tuple[ActorCritic, dict[str, float]]:
+           learning_rate: float, temperature: float, kl: float, held_out: float, seed: int, workers: int,
+           check: Callable[[], None] = lambda: None,
+           report: Callable[[str], None] = print) -> tuple[ActorCritic, dict[str, float]]:
     """``rounds`` rounds: the current network plays ``decisions`` judged positions against each of ``against``
     (block k of round r with seed ``seed + 1 + r * len(against) + k``, on ``workers`` processes), then the
     starting network is fitted to every round's positions but a held-out share (``held_out``, drawn from
     ``seed``), with as many updates as ``epochs`` passes over one round's positions (minibatch order from
-    ``seed + 2 + r``). Returns the last fit and how it and the start stand on the held-out positions."""
+    ``seed + 2 + r``). Returns the last fit and how it and the start stand on the held-out positions.
+
+    ``check`` is called while the recording processes play and between rounds, and may raise to stop (a
+    training run's stop request): the processes ignore Ctrl-C and are ended when it does. ``report`` takes
+    each round's line."""
     start_data = load_checkpoint(learner)
     start = network_from(start_data)
     parts: list[dict[str, np.ndarray]] = []
     current = str(learner)
-    with tempfile.TemporaryDirectory() as scratch, ProcessPoolExecutor(
-            max_workers=min(workers, len(against)), mp_context=multiprocessing.get_context("spawn")) as pool:
+    processes = min(workers, len(against))
+    with tempfile.TemporaryDirectory() as scratch, multiprocessing.get_context("spawn").Pool(
+            processes, initializer=signal.signal, initargs=(signal.SIGINT, signal.SIG_IGN)) as pool:
         for r in range(rounds):
             jobs = [(current, opponent, teacher, decisions, seed + 1 + r * len(against) + k)
                     for k, opponent in enumerate(against)]
-            parts += pool.map(record_values, *zip(*jobs, strict=True))
+            recording = pool.starmap_async(record_values, jobs)
+            while not recording.ready():
+                recording.wait(0.5)
+                check()
+            parts += recording.get()
             data = {key: np.concatenate([part[key] for part in parts]) for key in parts[0]}
             fitted, kept_out = split(data, held_out, seed)
             updates = max(1, round(epochs * len(fitted["values"]) / (r + 1) / MINIBATCH))
@@ -195,11 +206,12 @@ def dagger(learner: Path, teacher: str, against: list[str], decisions: int, roun
                           torch.Generator().manual_seed(seed + 2 + r))
             stats = {"positions": float(len(data["values"])), **{f"start_{k}": v for k, v in judge_policy(
                 start, kept_out).items()}, **judge_policy(net, kept_out)}
-            print(f"round {r + 1}: {len(data['values']):,} positions; on the {held_out:.0%} held out, the teacher's "
-                f"best action {stats['start_agreement']:.3f} -> {stats['agreement']:.3f} of the time, regret "
-                f"{stats['start_regret']:.2f} -> {stats['regret']:.2f} points")
+            report(f"round {r + 1}: {len(data['values']):,} positions; on the {held_out:.0%} held out, the "
+                   f"teacher's best action {stats['start_agreement']:.3f} -> {stats['agreement']:.3f} of the time, "
+                   f"regret {stats['start_regret']:.2f} -> {stats['regret']:.2f} points")
             current = str(Path(scratch) / f"round{r + 1}.pt")
             save_checkpoint(current, {**_without_facts(start_data), "model": net.state_dict()})
+            check()
     return net, stats
 
 
@@ -216,11 +228,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help=f"the learner's opponents, a block each a round ('{LEARNER}': itself)")
     parser.add_argument("--decisions", type=int, default=20_000, help="judged positions a block")
     parser.add_argument("--rounds", type=int, default=2)
-    parser.add_argument("--epochs", type=float, default=20.0, help="a fit's updates, in passes over one round")
-    parser.add_argument("--learning-rate", type=float, default=3e-4)
+    parser.add_argument("--epochs", type=float, default=EPOCHS, help="a fit's updates, in passes over one round")
+    parser.add_argument("--learning-rate", type=float, default=LEARNING_RATE)
     parser.add_argument("--temperature", type=float, default=5.0, help="points of teacher value per unit")
-    parser.add_argument("--kl", type=float, default=0.1, help="weight of the pull back to the starting policy")
-    parser.add_argument("--held-out", type=float, default=0.1, help="share of positions kept out of the fit")
+    parser.add_argument("--kl", type=float, default=KL, help="weight of the pull back to the starting policy")
+    parser.add_argument("--held-out", type=float, default=HELD_OUT, help="share of positions kept out of the fit")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="recording processes")
     parser.add_argument("--torch-threads", type=int, default=1, help="threads of the fit (its weights depend on it)")
@@ -245,16 +257,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         for name in args.against:
             if name != LEARNER:
                 make_agent(name, game, game.num_players, 0)
-        teacher = make_agent(args.teacher, game, game.num_players, 0)
-        if not hasattr(teacher, "values"):
-            raise ValueError(f"--teacher {args.teacher!r} does not score actions; teachers that do: "
-                             f"{', '.join(_teachers(game)) or 'none for this game'}")
-        whole, judges_whole = bool(config.get("whole_turns", False)), getattr(teacher, "values_whole_turns", False)
-        if whole != judges_whole:
-            plays = "whole turns" if whole else "piece by piece"
-            judges = "whole turns" if judges_whole else "the moves of a turn one by one"
-            raise CheckpointError(f"{str(args.learner)!r} plays {plays}, but --teacher {args.teacher!r} judges "
-                                  f"{judges}")
+        check_teacher(game, game.num_players, args.teacher, bool(config.get("whole_turns", False)))
     except (ValueError, OSError) as exc:
         parser.error(str(exc))
     torch.set_num_threads(args.torch_threads)
@@ -268,10 +271,6 @@ def main(argv: Sequence[str] | None = None) -> int:
           f"own positions in {(time.time() - began) / 60.0:.1f} min; play it with --agents {args.out}, or ship it "
           f"with python -m agents.trained {args.out} --ship")
     return 0
-
-
-def _teachers(game: Any) -> list[str]:
-    return [name for name in baseline_names(game) if hasattr(make_agent(name, game, game.num_players, 0), "values")]
 
 
 if __name__ == "__main__":

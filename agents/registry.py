@@ -27,6 +27,7 @@ from rummienv.games import rules_of
 from rummienv.rules import Rules
 
 Factory = Callable[[Rules, int | None], Agent]
+LEARNER = "learner"  # among a learner's opponents: the learner itself
 
 _ANY_GAME: dict[str, Factory] = {"random": lambda rules, seed: RandomAgent(seed)}  # every game's
 _RUMMIKUB: dict[str, Factory] = {
@@ -70,6 +71,25 @@ def baseline_names(game: Any) -> list[str]:
 def bot_names(game: Any) -> list[str]:
     """The baselines that decide by rule, not search: cheap enough to fill training pools and big tables."""
     return [name for name in baselines(game) if name not in SEARCH]
+
+
+def teacher_names(game: Any, num_players: int) -> list[str]:
+    """The baselines that score every legal action (their ``values``), so can judge a learner's choices."""
+    return [name for name in baselines(game) if hasattr(make_agent(name, game, num_players, 0), "values")]
+
+
+def check_teacher(game: Any, num_players: int, teacher: str, whole_turns: bool) -> None:
+    """Refuse, with a ValueError naming what is allowed, a teacher that cannot judge this game's learner: one
+    without values, or one judging another action mode than the learner's (``whole_turns``)."""
+    judge = make_agent(teacher, game, num_players, 0)
+    if not hasattr(judge, "values"):
+        raise ValueError(f"teacher {teacher!r} does not score actions; teachers that do: "
+                         f"{', '.join(teacher_names(game, num_players)) or 'none for this game'}")
+    judges_whole = getattr(judge, "values_whole_turns", False)
+    if whole_turns != judges_whole:
+        plays = "whole turns" if whole_turns else "piece by piece"
+        judges = "whole turns" if judges_whole else "the moves of a turn one by one"
+        raise ValueError(f"the learner plays {plays}, but teacher {teacher!r} judges {judges}")
 
 
 def make_agent(spec: Any, game: Any, num_players: int, seed: int | None = None) -> Agent:

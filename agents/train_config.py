@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, get_type_hints
 
-from agents.registry import baseline_names, bot_names
+from agents.checkpoint import ACTS
+from agents.registry import LEARNER, baseline_names, bot_names, check_teacher
 from rummienv import games
 from rummienv.outcome import REWARDS
 from rummienv.rules import is_number, read_yaml
@@ -123,7 +124,24 @@ class TrainConfig:
     another reward, say), in place of a warm start; it must be of the same game, table size and action mode
     and shape. Empty starts from the warm start or from scratch"""
 
+    # ------------------------------------------------------------ judgement
+    judge: str = ""
+    """a baseline that scores every legal action (the game's expert): after the last update the learner plays
+    judge_against, the judge scores each choice it had, and the network is moved toward the judge's values
+    (agents.dagger), before the final evaluation; empty skips it"""
+    judge_against: list = _knob([LEARNER])
+    """the learner's opponents while it is judged, judge_decisions positions against each ('learner': itself)"""
+    judge_decisions: int = _knob(2000, lo=1)
+    """judged positions of the learner's against each of judge_against"""
+    judge_temperature: float = _knob(5.0, lo=1e-6)
+    """points of the judge's value per unit of the fit's objective: higher moves the network less"""
+    judge_minutes: float = _knob(2.0, lo=0.0)
+    """minutes the time budget keeps for the judgement, beside the final evaluation's"""
+
     # ---------------------------------------------------- evaluation and I/O
+    act: str = _knob("sample", choices=ACTS)
+    """how the learner plays outside its training: in the evaluations, in the judgement and as an agent made
+    of the run ('sample' its policy, or play its 'most_likely' action)"""
     eval_every: int = _knob(10, lo=1)
     """updates between evaluations (and one at the end)"""
     eval_deals: int = _knob(50, lo=1)
@@ -257,6 +275,17 @@ def _check_consistency(config: TrainConfig) -> None:
             if name not in allowed:
                 raise ConfigError(f"config field {key!r}: {name!r} is not a baseline of {config.game}; "
                                   f"allowed: {allowed}")
+    if config.judge:
+        try:
+            check_teacher(config.game, config.num_players, config.judge, config.whole_turns)
+        except ValueError as exc:
+            raise ConfigError(f"config field 'judge': {exc}") from None
+        if not config.judge_against:
+            raise ConfigError(f"config field 'judge_against' is empty; name at least one of {[LEARNER, *allowed]}")
+        for name in config.judge_against:
+            if name != LEARNER and name not in allowed:
+                raise ConfigError(f"config field 'judge_against': {name!r} is neither {LEARNER!r} nor a baseline of "
+                                  f"{config.game}; allowed: {[LEARNER, *allowed]}")
     if config.imitation_teacher and config.imitation_steps == 0:
         raise ConfigError("config field 'imitation_steps' is 0 but 'imitation_teacher' is set")
     if config.init_from and config.imitation_teacher:

@@ -77,11 +77,12 @@ class Estimate:
 
 
 def estimate(elapsed: float, steps_left: int, steps_per_second: float, time_left: float | None,
-             final_evaluation: float) -> Estimate:
-    """Seconds until the run ends: at its step budget, at the measured pace with one final evaluation to come,
-    or at its time budget (``time_left``; ``None`` without one), whichever comes first. ``elapsed`` counts from
-    the run's start, warm start and first evaluation included."""
-    by_steps = steps_left / steps_per_second + final_evaluation if steps_per_second > 0 else float("inf")
+             closing: float) -> Estimate:
+    """Seconds until the run ends: at its step budget, at the measured pace with its closing phases to come
+    (``closing`` seconds: a judgement, a final evaluation), or at its time budget (``time_left``; ``None``
+    without one), whichever comes first. ``elapsed`` counts from the run's start, warm start and first
+    evaluation included."""
+    by_steps = steps_left / steps_per_second + closing if steps_per_second > 0 else float("inf")
     if time_left is not None and time_left <= by_steps:
         return Estimate(max(0.0, time_left), "time budget")
     return Estimate(by_steps, "step budget")

@@ -51,7 +51,7 @@ def test_a_learner_of_another_action_mode_than_the_teacher_judges_is_refused(tmp
                            "global_step": 0})
     with pytest.raises(SystemExit):
         dagger.main(["--learner", str(path), "--against", "hoard", "--out", str(tmp_path / "x.pt")])
-    assert "plays piece by piece, but --teacher 'expert' judges whole turns" in capsys.readouterr().err
+    assert "the learner plays piece by piece, but teacher 'expert' judges whole turns" in capsys.readouterr().err
 
 
 def _positions(rng: np.random.Generator, rows: int = 256, size: int = 12, actions: int = 6) -> dict[str, np.ndarray]:

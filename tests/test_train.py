@@ -230,16 +230,54 @@ def test_agent_of_another_game_is_refused_before_anything_is_written(tmp_path: P
     assert not (tmp_path / "runs").exists()
 
 
+@pytest.mark.parametrize("judged", [False, True])
 def test_time_budget_ends_the_run_with_its_final_evaluation(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                            capsys: pytest.CaptureFixture) -> None:
-    config = config_file(tmp_path, "timed", total_steps=10**7, time_limit_minutes=0.2, imitation_teacher="")
+                                                            capsys: pytest.CaptureFixture, judged: bool) -> None:
+    """The budget holds the final evaluation, and the judgement's minutes where the run is judged."""
+    judgement = {"judge": "expert", "judge_against": ["value"], "judge_decisions": 20, "judge_minutes": 0.15}
+    config = config_file(tmp_path, "timed", total_steps=10**7, time_limit_minutes=0.3, imitation_teacher="",
+                         **(judgement if judged else {}))
     started = time.time()
     run_in_process(monkeypatch, "--config", str(config), "--runs-dir", str(tmp_path))
-    assert time.time() - started < 0.2 * 60 + 5
+    assert time.time() - started < 0.3 * 60 + 5
     out = capsys.readouterr().out
-    assert "time budget of 0.2 minutes reached" in out and "final evaluation" in out
+    assert "time budget of 0.3 minutes reached" in out and "final evaluation" in out
+    assert ("judgement: done" in out) == judged
     assert f"--runs-dir {tmp_path} --resume" in out
     assert (tmp_path / "timed" / "curves.png").is_file()
+
+
+def test_the_judgement_moves_the_last_network_and_a_stop_during_it_resumes_to_the_same_weights(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
+    """The expert's judgement follows the last update and comes before the final evaluation. Ctrl-C while it
+    records keeps the last update's network as it was, and --resume judges it as the uninterrupted run did.
+    The run's agent plays as the config's ``act`` says."""
+    changes = {"total_steps": 256, "eval_every": 100, "eval_deals": 2, "imitation_teacher": "", "judge": "expert",
+               "judge_against": ["value"], "judge_decisions": 60, "act": "most_likely"}
+    run = Watched("--config", str(config_file(tmp_path, "interrupted", **changes)), "--runs-dir", str(tmp_path))
+    run.wait_for("judgement: expert scores the learner's choices on 60 of its positions against each of value")
+    out, err = run.stop(signal.SIGINT, timeout=30)
+    assert run.process.returncode == 0, err[-2000:]
+    assert "Traceback" not in err and "stopped at update 2 of 2" in out and "final evaluation" not in out
+    stopped = load_checkpoint(tmp_path / "interrupted" / "checkpoint.pt")
+    assert stopped["update"] == 2 and stopped["judged"] is None
+    evaluated = [row.split(",")[0] for row in (tmp_path / "interrupted" / "eval.csv").read_text().splitlines()[1:]]
+    assert evaluated == ["0", "0"]  # the first evaluation's two opponents; the final one waits for the judgement
+
+    run_in_process(monkeypatch, "--config", str(config_file(tmp_path, "straight", **changes)),
+                   "--runs-dir", str(tmp_path))
+    capsys.readouterr()
+    run_in_process(monkeypatch, *shlex.split(out.split("continue with: ")[1].splitlines()[0])[2:])
+    resumed = capsys.readouterr().out
+    assert "judgement: round 1" in resumed
+    assert "final evaluation after 256 learner steps and expert's judgement" in resumed
+    assert "the learner (playing its most likely action)" in resumed
+    a = load_checkpoint(tmp_path / "straight" / "checkpoint.pt")
+    b = load_checkpoint(tmp_path / "interrupted" / "checkpoint.pt")
+    assert a["judged"] == b["judged"] == 2
+    assert all(torch.equal(a["model"][k], b["model"][k]) for k in a["model"])
+    assert not all(torch.equal(stopped["model"][k], b["model"][k]) for k in b["model"])  # the judgement moved it
+    assert load_agent(tmp_path / "straight" / "checkpoint.pt", "rummy500", 2).greedy
 
 
 def test_a_run_starts_from_a_trained_network_of_its_kind(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -43,6 +43,12 @@ def test_shipped_configs_are_valid(path: Path) -> None:
     ({"num_envs": 8, "games_per_chunk": 2, "num_workers": 5}, "\\(4: num_envs 8 in chunks of games_per_chunk 2\\)"),
     ({"games_per_chunk": 0}, "config field 'games_per_chunk' must be in 1.."),
     ({"num_workers": -1}, "config field 'num_workers' must be in 0.."),
+    ({"judge": "hoard"}, "config field 'judge': teacher 'hoard' does not score actions; teachers that do: expert"),
+    ({"judge": "expert"}, "'judge': the learner plays piece by piece, but teacher 'expert' judges whole turns"),
+    ({"game": "rummy500", "judge": "expert", "judge_against": ["hoard"]},
+     "'judge_against': 'hoard' is neither 'learner' nor a baseline of rummy500"),
+    ({"game": "rummy500", "judge": "expert", "judge_against": []}, "'judge_against' is empty"),
+    ({"act": "best"}, "config field 'act' must be one of \\['sample', 'most_likely'\\]"),
 ])
 def test_bad_values_are_refused_by_name(values: dict, message: str) -> None:
     with pytest.raises(ConfigError, match=message):
@@ -189,12 +195,12 @@ def test_final_table_leads_with_the_score_per_round() -> None:
 def test_the_estimate_runs_to_whichever_limit_ends_the_run_first() -> None:
     from agents.train_control import estimate
 
-    by_time = estimate(elapsed=60, steps_left=10**6, steps_per_second=1000, time_left=600, final_evaluation=30)
+    by_time = estimate(elapsed=60, steps_left=10**6, steps_per_second=1000, time_left=600, closing=30)
     assert by_time.limit == "time budget" and by_time.seconds_left == 600
     assert by_time.fraction(60) == pytest.approx(60 / 660)
-    by_steps = estimate(elapsed=60, steps_left=100_000, steps_per_second=1000, time_left=600, final_evaluation=30)
+    by_steps = estimate(elapsed=60, steps_left=100_000, steps_per_second=1000, time_left=600, closing=30)
     assert by_steps.limit == "step budget" and by_steps.seconds_left == 130  # the final evaluation counts too
-    unbounded = estimate(elapsed=60, steps_left=100_000, steps_per_second=1000, time_left=None, final_evaluation=0)
+    unbounded = estimate(elapsed=60, steps_left=100_000, steps_per_second=1000, time_left=None, closing=0)
     assert unbounded.limit == "step budget" and unbounded.seconds_left == 100
 
 
