@@ -56,7 +56,8 @@ EPOCHS, LEARNING_RATE, KL, HELD_OUT = 20.0, 3e-4, 0.1, 0.1
 def record_values(learner_path: str, opponent: str, teacher: str, decisions: int, seed: int) -> dict[str, np.ndarray]:
     """``decisions`` positions of the learner's seat (it sits at each seat in turn) where the teacher could judge
     a choice, with the teacher's value of every legal action (NaN where illegal, or where the teacher cannot
-    judge it). Only finished games are kept.
+    judge it). Only finished games are kept. ``opponent`` fills every other seat, or is a table of them joined
+    by ``+`` (``expert+hoard+max_tiles``), seated in that order after the learner.
 
     A whole-turn learner plays the whole-turn mode's states, its network seeing them as it trained (a network
     of fewer plays sees the first of them, ``whole_turns.PLAYS``); the others move there as the warm start's
@@ -68,7 +69,10 @@ def record_values(learner_path: str, opponent: str, teacher: str, decisions: int
     players = game.num_players
     learner = load_agent(learner_path, game, players, seed=derive_seed(seed, 1))
     network = learner.policy if whole else learner  # the agent file plays per piece; its network, the mode's states
-    others = network if opponent == LEARNER else make_agent(opponent, game, players, derive_seed(seed, 2))
+    table = opponents(opponent, players)
+    named = {name: network if name == LEARNER else make_agent(
+        name, game, players, derive_seed(seed, 2) if len(set(table)) == 1 else derive_seed(seed, 2, i))
+        for i, name in enumerate(dict.fromkeys(table))}
     judge = make_agent(teacher, game, players, derive_seed(seed, 3))
     seen = (int(shape["obs_size"]), int(shape["num_actions"]))
     records: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
@@ -86,11 +90,14 @@ def record_values(learner_path: str, opponent: str, teacher: str, decisions: int
             for k, action in zip(mine, moves, strict=True):
                 trails[k] += _judged(states[k], judge, seen)
                 states[k].apply_action(int(action))
-        if theirs:
-            movers = [states[k] for k in theirs]
+        by_name: dict[str, list[int]] = {}
+        for k in theirs:
+            by_name.setdefault(table[(states[k].current_player - seats[k] - 1) % players], []).append(k)
+        for name, ks in by_name.items():
+            movers, others = [states[k] for k in ks], named[name]
             moves = (_moves(others, movers, seen) if others is network else
                      [whole_turn(others, state) for state in movers] if whole else act_batch(others, movers))
-            for k, action in zip(theirs, moves, strict=True):
+            for k, action in zip(ks, moves, strict=True):
                 states[k].apply_action(int(action))
         for k in live:
             if not states[k].is_terminal():
@@ -104,6 +111,18 @@ def record_values(learner_path: str, opponent: str, teacher: str, decisions: int
                 started += 1
     obs, masks, values = zip(*records, strict=True)
     return {"obs": np.stack(obs), "masks": np.stack(masks).astype(bool), "values": np.stack(values)}
+
+
+def opponents(spec: str, players: int) -> list[str]:
+    """The names at the seats after the learner's, in order: one name at every seat, or a table of
+    ``players - 1`` names joined by ``+``; a ValueError otherwise."""
+    names = spec.split("+")
+    if len(names) == 1:
+        return names * (players - 1)
+    if len(names) != players - 1:
+        raise ValueError(f"opponents {spec!r} name {len(names)} seats; a table of {players} has {players - 1} "
+                         "beside the learner's (or name one agent for all of them)")
+    return names
 
 
 def _moves(network: Any, states: list[Any], seen: tuple[int, int]) -> np.ndarray:
@@ -225,7 +244,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--learner", type=Path, required=True, help="the agent file to start from")
     parser.add_argument("--teacher", default="expert", help="a baseline that scores actions (its values)")
     parser.add_argument("--against", nargs="+", default=["value_hold", LEARNER],
-                        help=f"the learner's opponents, a block each a round ('{LEARNER}': itself)")
+                        help=f"the learner's opponents, a block each a round ('{LEARNER}': itself; a table's seats "
+                             "after the learner's joined by '+', such as expert+hoard+max_tiles)")
     parser.add_argument("--decisions", type=int, default=20_000, help="judged positions a block")
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--epochs", type=float, default=EPOCHS, help="a fit's updates, in passes over one round")
@@ -254,9 +274,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         config = start["config"]
         game = games.make_game(config["game"], int(config["num_players"]), None)
         load_agent(args.learner, game, game.num_players)  # refused if the file does not fit its own game
-        for name in args.against:
-            if name != LEARNER:
-                make_agent(name, game, game.num_players, 0)
+        for spec in args.against:
+            for name in opponents(spec, game.num_players):
+                if name != LEARNER:
+                    make_agent(name, game, game.num_players, 0)
         check_teacher(game, game.num_players, args.teacher, bool(config.get("whole_turns", False)))
     except (ValueError, OSError) as exc:
         parser.error(str(exc))

@@ -42,6 +42,22 @@ def test_a_whole_turn_learner_is_judged_on_its_draws_and_whole_plays_as_its_netw
     assert all(np.array_equal(data[key], again[key], equal_nan=True) for key in data)
 
 
+def test_a_table_of_opponents_sits_in_order_after_the_learner() -> None:
+    """``First+Second+Third`` at four seats: in the first game, where the learner holds seat 0, they hold seats 1,
+    2 and 3; in later games they move round with the learner. A name alone fills every seat beside it."""
+    import seat_spy
+
+    for spy in (seat_spy.First, seat_spy.Second, seat_spy.Third):
+        spy.seats.clear()
+    learner = str(shipped_path("rummikub", 4))
+    data = dagger.record_values(learner, "seat_spy:First+seat_spy:Second+seat_spy:Third", "expert", 4, seed=3)
+    assert np.isfinite(data["values"]).any(axis=1).all()
+    assert [spy.seats[0] for spy in (seat_spy.First, seat_spy.Second, seat_spy.Third)] == [1, 2, 3]
+    assert dagger.opponents("hoard", 4) == ["hoard"] * 3
+    with pytest.raises(ValueError, match="name 2 seats; a table of 4 has 3 beside the learner's"):
+        dagger.opponents("hoard+expert", 4)
+
+
 def test_a_learner_of_another_action_mode_than_the_teacher_judges_is_refused(tmp_path: Path, capsys) -> None:
     made = games.make_game("rummikub", 2)  # a per-piece network; the Rummikub expert judges whole turns
     net = ActorCritic(made.observation_size, made.num_actions, hidden_size=8, num_layers=1)
