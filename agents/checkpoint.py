@@ -131,7 +131,8 @@ def load_agent(path: str | Path, game: Any, num_players: int, seed: int | None =
 
     ``game`` is a game's name, its rules preset, or a Game built from them. ``greedy`` left unset follows the
     file: an agent exported to play its most likely action (``agents.trained --act most_likely``) plays so
-    wherever it is loaded, and a run's checkpoint samples, as it trained.
+    wherever it is loaded, and a run's checkpoint acts as its config's ``act`` says (it samples, as it
+    trained, unless the config says ``most_likely``).
     """
     data = load_checkpoint(path)
     name = game if isinstance(game, str) else getattr(game, "rules", game).game

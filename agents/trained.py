@@ -123,7 +123,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                        help="write it where the name 'ppo' finds it, replacing the agent that ships")
     parser.add_argument("--act", choices=ACTS,
                         help="sample from the policy, as trained, or play its most likely action (default: "
-                             "as the source file does; a run's checkpoint samples)")
+                             "as the source file does; a run's checkpoint, as its config's act)")
     args = parser.parse_args(argv)
     try:
         target = export(args.checkpoint, args.command, args.out, args.act, args.ship)
