@@ -1,8 +1,9 @@
 """Masked PPO by self-play for Rummikub, its card edition and Rummy 500.
 
 Read top to bottom: the run's pieces (what a checkpoint holds, the curves and
-evaluations, opening a run, an optional warm start by cloning a baseline), then
-``train``, in the manner of CleanRL's ppo.py: the loop of rollout, generalised
+evaluations, opening a run, an optional warm start by cloning a baseline, an optional
+closing judgement by a search expert), then ``train``, in the manner of CleanRL's
+ppo.py: the loop of rollout, generalised
 advantage estimation and clipped minibatch updates, with evaluations against the
 baselines on fixed duplicate deals, checkpoints and logs along the way. The games
 are played in chunks, in this process or, with ``num_workers`` above 1, by worker
@@ -337,8 +338,8 @@ def main() -> None:
 
 
 def run(args: argparse.Namespace, launched: float, stop: StopRequest) -> None:
-    """The run's phases: warm start, first evaluation, training, final report; a stop request in any of them
-    ends it with what it kept."""
+    """The run's phases: warm start, first evaluation, training (with the judgement after its last update),
+    final report; a stop request in any of them ends it with what it kept."""
     config, run_dir, resumed = open_run(args)
     announce(config, run_dir, resumed)
     try:
