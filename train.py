@@ -289,7 +289,8 @@ def judge(learner: Learner, reporter: Reporter, stop: StopRequest) -> None:
                                "act": config.act})
         judged, stats = dagger(path, config.judge, config.judge_against, config.judge_decisions, 1, EPOCHS,
                                LEARNING_RATE, config.judge_temperature, KL, HELD_OUT, derive_seed(config.seed, 10),
-                               config.num_workers, stop.check, lambda line: tqdm.write(f"judgement: {line}"))
+                               config.num_workers, check=stop.check,
+                               report=lambda line: tqdm.write(f"judgement: {line}"))
     learner.net.load_state_dict(judged.state_dict())
     learner.judged = learner.update
     for key, value in stats.items():
