@@ -69,7 +69,7 @@ def record_values(learner_path: str, opponent: str, teacher: str, decisions: int
     players = game.num_players
     learner = load_agent(learner_path, game, players, seed=derive_seed(seed, 1))
     network = learner.policy if whole else learner  # the agent file plays per piece; its network, the mode's states
-    table = opponents(opponent, players)
+    table = opponents(opponent, players)  # one name alone keeps the seed a single opponent has always had
     named = {name: network if name == LEARNER else make_agent(
         name, game, players, derive_seed(seed, 2) if len(set(table)) == 1 else derive_seed(seed, 2, i))
         for i, name in enumerate(dict.fromkeys(table))}
