@@ -13,7 +13,7 @@ the card edition, whose table jokers keep their numbers; seats swapped every oth
 ``--seed``) and writes, one JSON object a line, the solver's inputs at every decision whose
 rack holds 20 to 55 pieces: table, rack and staged pieces in notation, the seat's solver arguments, who was
 deciding and in which deal. ``big_racks_answers.jsonl`` beside this script holds 50 such positions with the
-answers the solver gave them before its big-rack shortcuts (``tests/test_big_racks.py`` checks them).
+answers of the solver's passes alone, with no shortcut or floor (``tests/test_big_racks.py`` checks them).
 
 Timing mode asks four questions at each position and prints median and p99 milliseconds of each:
 

