@@ -146,11 +146,11 @@ class ExpertAgent(PlanningAgent):
         most, kept = whole_turns.plays(pos.table, pos.rack, pos.staged, pos.solver_args)
         if most is None or most.sum() == pos.rack.sum():
             return [most]  # nothing to lay, or the play that goes out
-        shed = solver.best_play(pos.table, pos.rack, pos.staged, objective="points",
-                                joker_penalty=self.rules.joker_penalty, **pos.solver_args)
+        shed = whole_turns.most_points(pos.table, pos.rack, pos.staged, pos.solver_args, self.rules.joker_penalty,
+                                       most)
         draw = [None] if view["pool_size"] > 0 else []
         found: list[np.ndarray | None] = draw + [most] if view["opened"] else [most] + draw
-        for play in (kept, None if shed is None else shed.play.astype(np.int64)):
+        for play in (kept, shed):
             if play is not None and not any(f is not None and np.array_equal(f, play) for f in found):
                 found.append(play)
         return found

@@ -20,8 +20,9 @@ Timing mode asks four questions at each position and prints median and p99 milli
 * ``most``: the play with the most pieces (``solver.best_play``);
 * ``keep_jokers``: the same with the rack's jokers kept back, where the rack holds one;
 * ``most_points``: the play that sheds the most points, a joker at ``--game``'s penalty (T9/K7), where the
-  play with the most pieces leaves some in the rack (``whole_turns.most_points``: a whole-turn network of
-  three plays asks it at every decision);
+  play with the most pieces leaves some in the rack, with that play as its floor where the build's solver
+  takes one (``known``), as ``whole_turns.most_points`` asks it (a whole-turn network of three plays asks it
+  at every decision);
 * ``go_out``: whether a legal play lays every rack piece, the search that stops at the first layout
   (``solver.is_legal_play`` of the whole rack), which a hoarder asks where it used to find its best play
   and compare its size with the rack's; every answer is checked against that size.
@@ -40,6 +41,7 @@ import argparse
 import gc
 import hashlib
 import importlib.util
+import inspect
 import json
 import statistics
 import subprocess
@@ -169,7 +171,9 @@ def answers(module: ModuleType, table: np.ndarray, rack: np.ndarray, staged: np.
         if question == "go_out":
             answer: Any = module.is_legal_play(table, rack, **args)
         elif question == "most_points":
-            answer = module.best_play(table, rack, staged, objective="points", joker_penalty=joker_penalty, **args)
+            floor = {"known": out[0].play} if "known" in inspect.signature(module.best_play).parameters else {}
+            answer = module.best_play(table, rack, staged, objective="points", joker_penalty=joker_penalty, **floor,
+                                      **args)
         else:
             answer = module.best_play(table, kept if question == "keep_jokers" else rack, staged, **args)
         spent[question].append((time.perf_counter() - start) * 1000)

@@ -6,7 +6,7 @@ out whole, with a joker or not, openings, pieces staged, no joker at all, jokers
 carries the answers of the passes with no floor but their own (the play with the most pieces and its table, the
 same with the rack's jokers kept back, and whether the whole rack goes out). A shortcut that changed one of
 them fails here: the whole-rack search before the passes, which answers without them, the passes' look-ahead,
-which stores fewer states. With the look-ahead asking one
+which stores fewer states, and the floors of ``tests/test_solver_floors.py``. With the look-ahead asking one
 joker too many, 45 of these tests fail. The size of each play is checked against the single exact pass's.
 """
 

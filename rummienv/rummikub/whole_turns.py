@@ -102,10 +102,11 @@ def most_points(table: np.ndarray, rack: np.ndarray, staged: np.ndarray, solver_
                 joker_penalty: int, most: np.ndarray | None) -> np.ndarray | None:
     """MOST_POINTS_PLAY's play, given MAX_PLAY's (``most``): the legal play completing ``staged`` that sheds the
     most points. A play exists exactly when ``most`` does, and one that empties the rack is both, so the solve
-    is spent only on a rack that stays."""
+    is spent only on a rack that stays, and ``most``'s points are its floor."""
     if most is None or most.sum() == rack.sum():
         return most
-    best = solver.best_play(table, rack, staged, objective="points", joker_penalty=joker_penalty, **solver_args)
+    best = solver.best_play(table, rack, staged, objective="points", joker_penalty=joker_penalty, known=most,
+                            **solver_args)
     return None if best is None else best.play.astype(np.int64)
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -164,7 +165,7 @@ def _some_layout(p: _Problem) -> bool:
 
 
 def best_play(table, rack, staged=None, *, fixed=None, opened: bool = True, threshold: int = 30,
-              objective: Objective = "tiles", joker_penalty: int = 30) -> Solution | None:
+              objective: Objective = "tiles", joker_penalty: int = 30, known=None) -> Solution | None:
     """The play with the most pieces (or the most rack points shed) and the resulting table.
 
     ``None`` when no legal play contains the staged pieces.
@@ -174,6 +175,11 @@ def best_play(table, rack, staged=None, *, fixed=None, opened: bool = True, thre
     the first layout (``is_legal_play``'s) says so at a fraction of the passes' cost, and a hoarder's rack
     that can go out costs the passes most. The passes then run only if the play's table is asked for, so it
     is the layout they would have given.
+
+    ``known``, a legal play of the same position completing ``staged`` (such as the best play by the other
+    objective), only saves time: its value is a floor under which the passes store nothing. The best plays
+    of the last questions about the same table and staged pieces, with a rack this one holds, are floors too
+    (``_Floors``). No floor changes the answer (``passes.best_layout``).
     """
     if objective not in ("tiles", "points"):
         raise ValueError(f"objective must be 'tiles' or 'points', got {objective!r}")
@@ -181,9 +187,12 @@ def best_play(table, rack, staged=None, *, fixed=None, opened: bool = True, thre
     weight, joker_weight = (_TILE_WEIGHT, 1) if objective == "tiles" else (NUMBER_OF_TYPE, joker_penalty)
     if joker_weight > 0 and _some_layout(_Problem(p.hi, p.hi, p.jhi, p.jhi, p.fixed, p.threshold, p.base)):
         used = np.append(p.hi, p.jhi)
-        arrange = lambda: _passes(p, weight, joker_weight)[1]()  # noqa: E731
+        floor = _layout_value(used, weight, joker_weight)
+        arrange = lambda: _passes(p, weight, joker_weight, floor)[1]()  # noqa: E731
     else:
-        found = _passes(p, weight, joker_weight)
+        floor = NO_FLOOR if known is None else _layout_value(p.base + np.asarray(known, dtype=np.int64), weight,
+                                                             joker_weight)
+        found = _passes(p, weight, joker_weight, floor)
         if found is None:
             return None
         used, arrange = found
@@ -194,18 +203,68 @@ def best_play(table, rack, staged=None, *, fixed=None, opened: bool = True, thre
     return Solution(play=play.astype(np.int8), value=value, arrange=arrange)
 
 
-def _passes(p: _Problem, weight: np.ndarray, joker_weight: int) -> tuple[np.ndarray, Callable[[], Layout]] | None:
+def _layout_value(used: np.ndarray, weight: np.ndarray, joker_weight: int) -> int:
+    """The passes' objective of a layout of ``used`` (pieces of each type, jokers last, the table's included):
+    each piece at its weight, each joker at ``joker_weight``."""
+    return int(used[:JOKER] @ weight) + joker_weight * int(used[JOKER])
+
+
+class _Floors:
+    """The best values of the last questions asked about each table, as floors for the next.
+
+    A layout stays legal when the rack grows and the table, the staged pieces and the fixed jokers do not, so
+    the best value of an earlier question whose rack this one holds is a floor: a seat asks again after a draw,
+    and every seat asks about the same table until it changes. The last ``PER_TABLE`` answers of the last
+    ``TABLES`` tables are kept (a few hundred kilobytes at most).
+    """
+
+    TABLES = 256
+    PER_TABLE = 8
+
+    def __init__(self) -> None:
+        self._seen: OrderedDict[tuple, list[tuple[np.ndarray, int, int]]] = OrderedDict()
+
+    @staticmethod
+    def _key(p: _Problem, weight: np.ndarray, joker_weight: int) -> tuple:
+        return weight is _TILE_WEIGHT, joker_weight, p.lo.tobytes(), p.jlo, p.fixed.tobytes(), p.threshold
+
+    def floor(self, p: _Problem, weight: np.ndarray, joker_weight: int) -> int:
+        """The best value remembered of a question about the same table whose rack ``p``'s holds."""
+        best = NO_FLOOR
+        for hi, jhi, value in self._seen.get(self._key(p, weight, joker_weight), ()):
+            if value > best and jhi <= p.jhi and (hi <= p.hi).all():
+                best = value
+        return best
+
+    def remember(self, p: _Problem, weight: np.ndarray, joker_weight: int, value: int) -> None:
+        key = self._key(p, weight, joker_weight)
+        answers = self._seen.pop(key, [])
+        answers.append((p.hi, p.jhi, value))
+        self._seen[key] = answers[-self.PER_TABLE:]
+        if len(self._seen) > self.TABLES:
+            self._seen.popitem(last=False)
+
+
+_FLOORS = _Floors()
+
+
+def _passes(p: _Problem, weight: np.ndarray, joker_weight: int,
+            known: int = NO_FLOOR) -> tuple[np.ndarray, Callable[[], Layout]] | None:
     """The pieces of each type the passes' best layout uses, and a way to rebuild that layout; None when
-    there is no layout."""
+    there is no layout. ``known`` is a floor (``best_play``)."""
     ws = workspace()
-    best = passes.best_layout(p.question, weight, joker_weight, ws)
+    floor = max(known, _FLOORS.floor(p, weight, joker_weight))
+    best = passes.best_layout(p.question, weight, joker_weight, floor, ws)
     if best == -2:
         raise overflow_error()
+    if best == -3:
+        raise RuntimeError(f"solver floor {floor} above the best value; the floor was not a legal play's value")
     if best < 0:
         return None
     used = np.zeros(NUM_TYPES, dtype=np.int64)
     ok = passes.used_pieces(best, p.question, joker_weight, ws, used)
     assert ok
+    _FLOORS.remember(p, weight, joker_weight, _layout_value(used, weight, joker_weight))
     key, opts = int(ws.key[best]), ws.path[:SUBSTEPS].tolist()
     return used, lambda: rebuild(key, opts, p.jlo, joker_weight, p.lo, p.hi, p.fixed)
 

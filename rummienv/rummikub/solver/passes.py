@@ -355,14 +355,17 @@ def one_pass(question, weight, joker_weight, jcap, floor, bonus, store):
 
 
 @njit(cache=True)
-def best_layout(question, weight, joker_weight, store):
+def best_layout(question, weight, joker_weight, known, store):
     """The best layout of ``question`` (a plain tuple of ``programme.Question``'s fields); returns its store
-    index (-1: none, -2: the store overflowed).
+    index (-1: none, -2: the store overflowed, -3: ``known`` was above the best value).
 
     The exact pass is costly when jokers may stand in for pieces, so two cheap passes come first. With
     no joker standing in, the search is small and its best play is a floor. Most often every piece can
     go down, and a pass that asks for exactly that (the floor at the bound, every piece) is small too.
-    Only when both fall short does the exact pass run, with the better floor found.
+    Only when both fall short does the exact pass run, with the better floor found. ``known`` (or
+    ``NO_FLOOR``) is the value of a layout the caller knows to be legal for the question, another floor:
+    each pass keeps every state on a best path and breaks ties by key (``_earlier``), so no floor at or
+    under the best value changes the layout returned.
     """
     q = Question(*question)
     hi = q.hi  # read once: numba counts a reference each time an array is read from the tuple
@@ -371,14 +374,16 @@ def best_layout(question, weight, joker_weight, store):
     for t in range(52):
         ceiling += weight[t] * hi[t]
     if q.jhi == 0:
-        return _one_pass(q, weight, joker_weight, ZERO, NO_FLOOR, bonus, store)[0]
-    best, floor = _one_pass(q, weight, joker_weight, ZERO, NO_FLOOR, bonus, store)
+        best = _one_pass(q, weight, joker_weight, ZERO, known, bonus, store)[0]
+        return -3 if best == -1 and known != NO_FLOOR else best
+    best, floor = _one_pass(q, weight, joker_weight, ZERO, known, bonus, store)
     if best == -2 or (best >= 0 and floor >= ceiling):
         return best
     best, value = _one_pass(q, weight, joker_weight, q.jhi, ceiling, bonus, store)
     if best == -2 or (best >= 0 and value >= ceiling):
         return best
-    return _one_pass(q, weight, joker_weight, q.jhi, max(floor, value), bonus, store)[0]
+    best = _one_pass(q, weight, joker_weight, q.jhi, max(floor, value, known), bonus, store)[0]
+    return -3 if best == -1 and known != NO_FLOOR else best
 
 
 @njit(cache=True)
