@@ -227,19 +227,23 @@ class _Floors:
         self._seen: OrderedDict[tuple, list[tuple[np.ndarray, int, int]]] = OrderedDict()
 
     @staticmethod
-    def _key(p: _Problem, weight: np.ndarray, joker_weight: int) -> tuple:
+    def key(p: _Problem, weight: np.ndarray, joker_weight: int) -> tuple | None:
+        """What a question's floors are kept under; None for a question without a joker, left alone."""
+        if not p.jhi:
+            return None
         return weight is _TILE_WEIGHT, joker_weight, p.lo.tobytes(), p.jlo, p.fixed.tobytes(), p.threshold
 
-    def floor(self, p: _Problem, weight: np.ndarray, joker_weight: int) -> int:
-        """The best value remembered of a question about the same table whose rack ``p``'s holds."""
+    def floor(self, key: tuple | None, p: _Problem) -> int:
+        """The best value remembered under ``key`` of a question whose rack ``p``'s holds."""
         best = NO_FLOOR
-        for hi, jhi, value in self._seen.get(self._key(p, weight, joker_weight), ()):
+        for hi, jhi, value in self._seen.get(key, ()) if key is not None else ():
             if value > best and jhi <= p.jhi and (hi <= p.hi).all():
                 best = value
         return best
 
-    def remember(self, p: _Problem, weight: np.ndarray, joker_weight: int, value: int) -> None:
-        key = self._key(p, weight, joker_weight)
+    def remember(self, key: tuple | None, p: _Problem, value: int) -> None:
+        if key is None:
+            return
         answers = self._seen.pop(key, [])
         answers.append((p.hi, p.jhi, value))
         self._seen[key] = answers[-self.PER_TABLE:]
@@ -255,7 +259,8 @@ def _passes(p: _Problem, weight: np.ndarray, joker_weight: int,
     """The pieces of each type the passes' best layout uses, and a way to rebuild that layout; None when
     there is no layout. ``known`` is a floor (``best_play``)."""
     ws = workspace()
-    floor = max(known, _FLOORS.floor(p, weight, joker_weight)) if p.jhi else known
+    key = _Floors.key(p, weight, joker_weight)
+    floor = max(known, _FLOORS.floor(key, p))
     best = passes.best_layout(p.question, weight, joker_weight, floor, ws)
     if best == -2:
         raise overflow_error()
@@ -266,8 +271,7 @@ def _passes(p: _Problem, weight: np.ndarray, joker_weight: int,
     used = np.zeros(NUM_TYPES, dtype=np.int64)
     ok = passes.used_pieces(best, p.question, joker_weight, ws, used)
     assert ok
-    if p.jhi:
-        _FLOORS.remember(p, weight, joker_weight, _layout_value(used, weight, joker_weight))
+    _FLOORS.remember(key, p, _layout_value(used, weight, joker_weight))
     key, opts = int(ws.key[best]), ws.path[:SUBSTEPS].tolist()
     return used, lambda: rebuild(key, opts, p.jlo, joker_weight, p.lo, p.hi, p.fixed)
 
