@@ -236,7 +236,7 @@ class _Floors:
     def floor(self, key: tuple | None, p: _Problem) -> int:
         """The best value remembered under ``key`` of a question whose rack ``p``'s holds."""
         best = NO_FLOOR
-        for hi, jhi, value in self._seen.get(key, ()) if key is not None else ():
+        for hi, jhi, value in self._seen.get(key, ()):  # None is never kept
             if value > best and jhi <= p.jhi and (hi <= p.hi).all():
                 best = value
         return best
@@ -259,8 +259,8 @@ def _passes(p: _Problem, weight: np.ndarray, joker_weight: int,
     """The pieces of each type the passes' best layout uses, and a way to rebuild that layout; None when
     there is no layout. ``known`` is a floor (``best_play``)."""
     ws = workspace()
-    key = _Floors.key(p, weight, joker_weight)
-    floor = max(known, _FLOORS.floor(key, p))
+    table = _Floors.key(p, weight, joker_weight)
+    floor = max(known, _FLOORS.floor(table, p))
     best = passes.best_layout(p.question, weight, joker_weight, floor, ws)
     if best == -2:
         raise overflow_error()
@@ -271,7 +271,7 @@ def _passes(p: _Problem, weight: np.ndarray, joker_weight: int,
     used = np.zeros(NUM_TYPES, dtype=np.int64)
     ok = passes.used_pieces(best, p.question, joker_weight, ws, used)
     assert ok
-    _FLOORS.remember(key, p, _layout_value(used, weight, joker_weight))
+    _FLOORS.remember(table, p, _layout_value(used, weight, joker_weight))
     key, opts = int(ws.key[best]), ws.path[:SUBSTEPS].tolist()
     return used, lambda: rebuild(key, opts, p.jlo, joker_weight, p.lo, p.hi, p.fixed)
 
