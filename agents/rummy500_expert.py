@@ -31,7 +31,15 @@ from rummienv.rules import Rummy500Rules
 from rummienv.rummy500 import actions as act
 from rummienv.rummy500 import board as bd
 from rummienv.rummy500.determinize import sample_boards
-from rummienv.rummy500.kernels import fill_mask, hand_points, layoff_target, play
+from rummienv.rummy500.kernels import (
+    hand_points,
+    held_melds,
+    layoff_keeps_owed,
+    meld_keeps_owed,
+    play,
+    table_fits,
+    usable,
+)
 
 # Deals per decision. Against value_hold (duplicate deals): 32 and 128 won 0.632 and 0.698 of the hands of 300
 # deals; 256 and 512 won 0.743 and 0.720 of 200 other deals, so more buys nothing but time.
@@ -45,110 +53,179 @@ _SHORT_HAND, _LOW_STOCK = 4, 6  # when a holding seat lays its melds: as ValueAg
 
 
 def _near_ranks() -> np.ndarray:
-    """NEAR[a, b]: ranks a != b (0-based) of one suit that can share a run, at most two places apart."""
+    """NEAR[a]: bit b set for ranks b != a (0-based) of one suit that can share a run, at most two places apart."""
     pos = [(1, 14) if r == 0 else (r + 1,) for r in range(13)]
-    return np.array([[a != b and min(abs(p - q) for p in pos[a] for q in pos[b]) <= 2 for b in range(13)]
-                     for a in range(13)], dtype=np.bool_)
+    return np.array([sum(1 << b for b in range(13) if a != b and min(abs(p - q) for p in pos[a] for q in pos[b]) <= 2)
+                     for a in range(13)], dtype=np.int64)
 
 
 _NEAR = _near_ranks()
+_BITS = np.array([bin(m).count("1") for m in range(1 << 13)], dtype=np.int64)  # set bits of a suit's ranks
 _VALUES = CARD_VALUES.astype(np.int64)
 _MELD_POINTS = MELD_POINTS.astype(np.int64)
 
+# The compiled policy keeps a hand as four suits of 13 rank bits: a playout's hands hold a handful of the 52
+# cards, so each block of the board is read once a move and the questions asked of it are bit operations.
+
 
 @njit(cache=True)
-def _partners(board, start, card):
-    """Cards of the 0/1 block at ``start`` that could share a meld with ``card`` (agents.rummy500_bots.partners)."""
-    rank, suit = card % 13, card // 13
-    count = 0
-    for s in range(4):
-        if s != suit and board[start + s * 13 + rank]:
-            count += 1
+def _suits(board, start):
+    """Per suit, bit r set when the 0/1 block at ``start`` holds that suit's rank r + 1."""
+    s0 = s1 = s2 = s3 = 0
     for r in range(13):
-        if _NEAR[rank, r] and board[start + suit * 13 + r]:
-            count += 1
+        s0 |= (board[start + r] > 0) << r
+        s1 |= (board[start + 13 + r] > 0) << r
+        s2 |= (board[start + 26 + r] > 0) << r
+        s3 |= (board[start + 39 + r] > 0) << r
+    return s0, s1, s2, s3
+
+
+@njit(cache=True)
+def _with(suits, card):
+    """``suits`` with ``card`` added."""
+    suit, bit = card // 13, 1 << (card % 13)
+    return (suits[0] | (bit if suit == 0 else 0), suits[1] | (bit if suit == 1 else 0),
+            suits[2] | (bit if suit == 2 else 0), suits[3] | (bit if suit == 3 else 0))
+
+
+@njit(cache=True)
+def _partners(suits, card):
+    """Cards of ``suits`` that could share a meld with ``card``: its rank in another suit, or its suit within
+    two places (agents.rummy500_bots.partners)."""
+    rank, suit = card % 13, card // 13
+    count = _BITS[suits[suit] & _NEAR[rank]]
+    for s in range(4):
+        if s != suit:
+            count += (suits[s] >> rank) & 1
     return count
 
 
 @njit(cache=True)
-def _fits_table(board, card):
-    return layoff_target(board, card, False)[0] >= 0 or layoff_target(board, card, True)[0] >= 0
+def _on_table(table, card):
+    """Whether ``card`` can be laid off on a table meld; ``table``: ``table_fits`` of the board."""
+    groups, runs = table
+    return (groups >> (card % 13)) & 1 == 1 or (runs[card // 13] >> (card % 13)) & 1 == 1
 
 
 @njit(cache=True)
-def _best_lay(mask):
-    """The legal meld with the most points, else the legal lay-off of the highest card, else -1."""
+def _in_meld(suits, card):
+    """Whether ``card`` is in a meld of the action table made of ``suits``' cards: a group of three or four of its
+    rank, or a run of three or more (every three running positions, 1..14 with the ace at both ends, are one)."""
+    rank, suit = card % 13, card // 13
+    same = 0
+    for s in range(4):
+        same += (suits[s] >> rank) & 1
+    if same >= 3:
+        return True
+    held = (suits[suit] << 1) | ((suits[suit] & 1) << 14)  # bit p: run position p held
+    starts = held & (held >> 1) & (held >> 2)
+    covered = starts | (starts << 1) | (starts << 2)
+    return (covered >> (rank + 1)) & 1 == 1 or (rank == 0 and (covered >> 14) & 1 == 1)
+
+
+@njit(cache=True)
+def _best_lay(melds, fits):
+    """The legal meld with the most points, else the legal lay-off of the highest card, else -1; ties go to the
+    first in the action table. ``melds``: the legal melds; ``fits[r, card]``: a legal lay-off on a group (r 0)
+    or a run (r 1)."""
     best, choice = -1, -1
-    for m in range(act.NUM_MELDS):
-        if mask[act.MELD + m] and _MELD_POINTS[m] > best:
+    for m in melds:
+        if _MELD_POINTS[m] > best or (_MELD_POINTS[m] == best and act.MELD + m < choice):
             best, choice = _MELD_POINTS[m], act.MELD + m
     if choice >= 0:
         return choice
-    for a in range(act.LAYOFF_GROUP, act.DISCARD):
-        if mask[a] and _VALUES[(a - act.LAYOFF_GROUP) % 52] > best:
-            best, choice = _VALUES[(a - act.LAYOFF_GROUP) % 52], a
+    for r in range(2):
+        for card in range(52):
+            if fits[r, card] and _VALUES[card] > best:
+                best, choice = _VALUES[card], act.LAYOFF_GROUP + r * 52 + card
     return choice
 
 
 @njit(cache=True)
-def _draw(board, mask, seat):
-    """Take the pile card whose take pays most (the owed card counts in full, cards that fit the hand a
-    quarter, dead weight minus a half), if that beats the stock; else the stock or, when empty, END_HAND."""
+def _lays(board, seat, must_use):
+    """The legal melds and lay-offs (``fits[r, card]``: on a group, r 0, or a run, r 1) of the seat to move."""
     hand = bd.HANDS + seat * 52
-    after = board.copy()
-    best, choice = 0.0, act.DRAW_STOCK if mask[act.DRAW_STOCK] else act.END_HAND
+    melds = np.empty(act.NUM_MELDS, dtype=np.int16)
+    n = 0
+    for i in range(held_melds(board, hand, melds)):
+        if meld_keeps_owed(board, seat, melds[i], must_use):
+            melds[n] = melds[i]
+            n += 1
+    groups, runs = table_fits(board)
+    fits = np.zeros((2, 52), dtype=np.bool_)
+    for card in range(52):
+        if board[hand + card]:
+            for r in range(2):
+                if ((runs[card // 13] if r else groups) >> (card % 13)) & 1:
+                    fits[r, card] = layoff_keeps_owed(board, seat, card, r == 1, must_use)
+    return melds[:n], fits
+
+
+@njit(cache=True)
+def _draw(board, free_top, seat):
+    """Take the pile card whose take pays most (the owed card counts in full, cards that fit the hand a
+    quarter, dead weight minus a half), if that beats the stock; else the stock or, when empty, END_HAND.
+
+    A take's gain is the owed card's value plus what each card above it adds, so the gains of every depth
+    come from one pass down the pile; every term is a multiple of a quarter, so the sums are exact in any
+    order. Whether a take is legal (F6, as ``fill_mask`` asks it) is a search, asked only of a take that
+    would be chosen, on the board itself with the taken cards put in the hand for the question."""
+    hand = bd.HANDS + seat * 52
     top = board[bd.PILE_N] - 1
-    for i in range(top, -1, -1):
-        after[hand + board[bd.PILE + i]] = 1
+    table = table_fits(board)
+    after = _suits(board, hand)  # the hand with every pile card: what a taken card would join
+    for i in range(top + 1):
+        after = _with(after, board[bd.PILE + i])
+    best, choice = 0.0, act.DRAW_STOCK if board[bd.STOCK_N] > 0 else act.END_HAND
+    above, lent = 0.0, top + 1  # pile cards from ``lent`` up are in the hand for the question
     for i in range(top, -1, -1):
         card = board[bd.PILE + i]
-        if not mask[act.TAKE + card]:
-            continue
-        gain = float(_VALUES[card])
-        for j in range(i, top + 1):
-            other = board[bd.PILE + j]
-            if other != card:
-                fits = _partners(after, hand, other) >= 2 or _fits_table(board, other)
-                gain += 0.25 * _VALUES[other] if fits else -0.5 * _VALUES[other]
-        if gain > best:
+        gain = float(_VALUES[card]) + above
+        if gain > best and not (free_top and i == top):
+            for j in range(i, lent):
+                board[hand + board[bd.PILE + j]] = 1
+            lent = min(lent, i)
+            if usable(board, seat, card):
+                best, choice = gain, act.TAKE + card
+        elif gain > best:
             best, choice = gain, act.TAKE + card
+        fits = _partners(after, card) >= 2 or _on_table(table, card)
+        above += 0.25 * _VALUES[card] if fits else -0.5 * _VALUES[card]
+    for j in range(lent, top + 1):
+        board[hand + board[bd.PILE + j]] = 0
     return choice
 
 
 @njit(cache=True)
-def _release(board, mask, seat):
-    """Whether a holding seat lays its melds now: it can (nearly) go out, or the hand may soon end."""
-    players = bd.num_players(board)
+def _release(board, seat, suits, table):
+    """Whether a holding seat lays its melds now: it can (nearly) go out, or the hand may soon end. Only when
+    no card is owed: then every held meld and every lay-off that fits is legal."""
     if board[bd.STOCK_N] <= _LOW_STOCK:
         return True
-    for other in range(players):
+    for other in range(bd.num_players(board)):
         if other != seat and board[bd.HANDS + other * 52: bd.HANDS + other * 52 + 52].sum() <= _SHORT_HAND:
             return True
-    layable = np.zeros(52, dtype=np.bool_)
-    for m in range(act.NUM_MELDS):
-        if mask[act.MELD + m]:
-            for i in range(act.MELD_LEN[m]):
-                layable[act.MELD_PAD[m, i]] = True
-    for a in range(act.LAYOFF_GROUP, act.DISCARD):
-        if mask[a]:
-            layable[(a - act.LAYOFF_GROUP) % 52] = True
-    held = board[bd.HANDS + seat * 52: bd.HANDS + seat * 52 + 52].sum()
-    return held - layable.sum() <= 1
+    stuck = 0  # held cards no meld or lay-off takes
+    for card in range(52):
+        if board[bd.HANDS + seat * 52 + card] and not _on_table(table, card) and not _in_meld(suits, card):
+            stuck += 1
+            if stuck > 1:
+                return False
+    return True
 
 
 @njit(cache=True)
-def _discard(board, mask, seat):
+def _discard(board, seat, suits, table):
     """Dead weight first, high cards first among it, and nothing that fits the table or the next seat's known
-    cards (ValueAgent._discard's costs)."""
-    hand = bd.HANDS + seat * 52
+    cards (ValueAgent._discard's costs). Only when no card is owed: then every held card is legal."""
     players = bd.num_players(board)
-    nxt = bd.HANDS + (players + (seat + 1) % players) * 52  # the next seat's known cards
+    nxt = _suits(board, bd.HANDS + (players + (seat + 1) % players) * 52)  # the next seat's known cards
     best, choice = 1 << 30, -1
     for card in range(52):
-        if not mask[act.DISCARD + card]:
+        if not board[bd.HANDS + seat * 52 + card]:
             continue
-        feeds = _fits_table(board, card) or _partners(board, nxt, card) >= 2
-        cost = 8 * _partners(board, hand, card) - _VALUES[card] + (20 if feeds else 0)
+        feeds = _on_table(table, card) or _partners(nxt, card) >= 2
+        cost = 8 * _partners(suits, card) - _VALUES[card] + (20 if feeds else 0)
         if cost < best:
             best, choice = cost, act.DISCARD + card
     return choice
@@ -156,18 +233,23 @@ def _discard(board, mask, seat):
 
 @njit(cache=True)
 def policy(board, free_top, hold):
-    """The playout move of the seat to move; ``hold`` per seat: keep melds in hand (value_hold)."""
-    mask = np.zeros(act.NUM_ACTIONS, dtype=np.int8)
-    fill_mask(mask, board, free_top)
+    """The playout move of the seat to move; ``hold`` per seat: keep melds in hand (value_hold).
+
+    It asks only the legality its choice needs, not the whole mask: the mask is most of a playout's cost, and
+    a holding seat that keeps its melds needs only to know which cards could go to the table."""
     seat = board[bd.CURRENT]
     if board[bd.STEP] == bd.DRAW_STEP:
-        return _draw(board, mask, seat)
-    if board[bd.MUST_USE] >= 0 or not hold[seat] or _release(board, mask, seat):
-        choice = _best_lay(mask)
+        return _draw(board, free_top, seat)
+    must_use = board[bd.MUST_USE]
+    if must_use >= 0:
+        return _best_lay(*_lays(board, seat, must_use))
+    suits = _suits(board, bd.HANDS + seat * 52)
+    table = table_fits(board)
+    if not hold[seat] or _release(board, seat, suits, table):
+        choice = _best_lay(*_lays(board, seat, must_use))
         if choice >= 0:
             return choice
-    choice = _discard(board, mask, seat)
-    return choice if choice >= 0 else _best_lay(mask)
+    return _discard(board, seat, suits, table)
 
 
 @njit(cache=True)

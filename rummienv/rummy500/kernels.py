@@ -29,6 +29,7 @@ from rummienv.rummy500.actions import (
     MELD_LO,
     MELD_PAD,
     NUM_ACTIONS,
+    NUM_MELDS,
     RUN,
     RUN_INDEX,
     TAKE,
@@ -144,6 +145,31 @@ def layoff_target(board, card, as_run):
 
 
 @njit(cache=True)
+def table_fits(board):
+    """Which cards ``layoff_target`` finds a meld for, in one pass over the table: bit r of ``groups`` for rank
+    r + 1 in any suit (a group of three takes the fourth card of its rank), bit r of ``runs[suit]`` for that
+    suit's rank r + 1 (a run takes the card beyond either end: the ace above a king, below a two)."""
+    groups = run0 = run1 = run2 = run3 = 0
+    for m in range(board[N_MELDS]):
+        row = MELDS + m * ROW
+        if board[row + KIND] == GROUP:
+            if board[row + SIZE] == 3:
+                groups |= 1 << (board[row + KEY] - 1)
+            continue
+        lo, hi, ends = board[row + LO], board[row + HI], 0
+        if hi < 14:
+            ends |= 1 << (0 if hi == 13 else hi)
+        if lo > 1:
+            ends |= 1 << (lo - 2)
+        suit = board[row + KEY]
+        run0 |= ends if suit == 0 else 0
+        run1 |= ends if suit == 1 else 0
+        run2 |= ends if suit == 2 else 0
+        run3 |= ends if suit == 3 else 0
+    return groups, (run0, run1, run2, run3)
+
+
+@njit(cache=True)
 def _lay(board, seat, card, m, value):
     """Move ``card`` from the seat's hand to table meld ``m`` in front of the seat (F7)."""
     board[HANDS + seat * 52 + card] = 0
@@ -241,17 +267,52 @@ def play(board, action, free_top):
 
 
 @njit(cache=True)
-def _offer_meld(out, board, seat, meld, must_use):
-    if must_use >= 0:
-        holds_card = False
-        for i in range(MELD_LEN[meld]):
-            holds_card = holds_card or MELD_PAD[meld, i] == must_use
-        if not holds_card:
-            after = board.copy()
-            play_meld(after, seat, meld)
-            if not usable(after, seat, must_use):
-                return
-    out[MELD + meld] = 1
+def held_melds(board, hand, found):
+    """Every meld of the action table made of cards the hand starting at ``hand`` holds, into ``found``; how many."""
+    n = 0
+    for rank in range(1, 14):
+        bits = 0
+        for s in range(4):
+            if board[hand + s * 13 + rank - 1]:
+                bits |= 1 << s
+        for sub in _GROUP_SUBSETS:
+            if bits & sub == sub:
+                found[n] = GROUP_INDEX[rank, sub]
+                n += 1
+    for suit in range(4):
+        for lo in range(1, 13):
+            if not _held(board, hand, suit, lo):
+                continue
+            hi = lo
+            while hi < 14 and _held(board, hand, suit, hi + 1):
+                hi += 1
+                if hi - lo >= 2 and RUN_INDEX[suit, lo, hi] >= 0:
+                    found[n] = RUN_INDEX[suit, lo, hi]
+                    n += 1
+    return n
+
+
+@njit(cache=True)
+def meld_keeps_owed(board, seat, meld, must_use):
+    """Whether laying ``meld`` leaves the owed card ``must_use`` (-1: none) a way to the table (F6)."""
+    if must_use < 0:
+        return True
+    for i in range(MELD_LEN[meld]):
+        if MELD_PAD[meld, i] == must_use:
+            return True
+    after = board.copy()
+    play_meld(after, seat, meld)
+    return usable(after, seat, must_use)
+
+
+@njit(cache=True)
+def layoff_keeps_owed(board, seat, card, as_run, must_use):
+    """Whether laying ``card`` off leaves the owed card ``must_use`` (-1: none) a way to the table (F6)."""
+    if must_use < 0 or card == must_use:
+        return True
+    after = board.copy()
+    play_layoff(after, seat, card, as_run)
+    return usable(after, seat, must_use)
 
 
 @njit(cache=True)
@@ -277,35 +338,18 @@ def fill_mask(out, board, free_top):
     if board[STEP] != PLAY_STEP:
         return
     must_use = board[MUST_USE]
-    for rank in range(1, 14):
-        bits = 0
-        for s in range(4):
-            if board[hand + s * 13 + rank - 1]:
-                bits |= 1 << s
-        for sub in _GROUP_SUBSETS:
-            if bits & sub == sub:
-                _offer_meld(out, board, seat, GROUP_INDEX[rank, sub], must_use)
-    for suit in range(4):
-        for lo in range(1, 13):
-            if not _held(board, hand, suit, lo):
-                continue
-            hi = lo
-            while hi < 14 and _held(board, hand, suit, hi + 1):
-                hi += 1
-                if hi - lo >= 2 and RUN_INDEX[suit, lo, hi] >= 0:
-                    _offer_meld(out, board, seat, RUN_INDEX[suit, lo, hi], must_use)
+    found = np.empty(NUM_MELDS, dtype=np.int16)
+    for i in range(held_melds(board, hand, found)):
+        if meld_keeps_owed(board, seat, found[i], must_use):
+            out[MELD + found[i]] = 1
+    groups, runs = table_fits(board)
     for card in range(52):
         if not board[hand + card]:
             continue
         for as_run in (False, True):
-            if layoff_target(board, card, as_run)[0] < 0:
-                continue
-            if must_use >= 0 and card != must_use:
-                after = board.copy()
-                play_layoff(after, seat, card, as_run)
-                if not usable(after, seat, must_use):
-                    continue
-            out[(LAYOFF_RUN if as_run else LAYOFF_GROUP) + card] = 1
+            fits = (runs[card // 13] if as_run else groups) >> (card % 13) & 1
+            if fits and layoff_keeps_owed(board, seat, card, as_run, must_use):
+                out[(LAYOFF_RUN if as_run else LAYOFF_GROUP) + card] = 1
         if must_use < 0:
             out[DISCARD + card] = 1
 
