@@ -16,6 +16,7 @@ import pytest
 from rummienv.cards import CARD_STRINGS
 from rummienv.core import State
 from rummienv.rummy500 import NUM_ACTIONS, Rummy500Game, load_state
+from rummienv.rummy500.kernels import layoff_target, table_fits
 
 RANKS = "A23456789TJQK"
 ACTIONS = [Rummy500Game().new_initial_state(0).action_to_string(a) for a in range(NUM_ACTIONS)]
@@ -417,3 +418,20 @@ def test_observation_layout_covers_the_vector():
         assert all(a.stop == b.start for a, b in zip(parts, parts[1:], strict=False))
         assert obs[game.observation_layout["hand"]].sum() == len(state.view(0)["hand"])
         assert obs[game.observation_layout["phase"]].tolist() == [1, 0, 0]
+
+
+def test_table_fits_is_layoff_target_for_every_card():
+    """The lay-off ends read in one pass over the table answer what ``layoff_target`` answers, card by card."""
+    pick = random.Random(6)
+    boards = [state.board.copy() for n, state in enumerate(games(60, seed=6)) if n % 4 == 0]
+    boards += [load_state(dense_position(pick)).board.copy() for _ in range(200)]
+    fitted = 0
+    for board in boards:
+        groups, runs = table_fits(board)
+        for card in range(52):
+            for as_run in (False, True):
+                expected = layoff_target(board, card, as_run)[0] >= 0
+                fitted += expected
+                bits = runs[card // 13] if as_run else groups
+                assert bool(bits >> (card % 13) & 1) == expected, (card, as_run, board)
+    assert fitted > 1000
