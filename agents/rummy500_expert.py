@@ -124,16 +124,44 @@ def _in_meld(suits, card):
 
 
 @njit(cache=True)
-def _best_lay(melds, fits):
-    """The legal meld with the most points, else the legal lay-off of the highest card, else -1; ties go to the
-    first in the action table. ``melds``: the legal melds; ``fits[r, card]``: a legal lay-off on a group (r 0)
-    or a run (r 1)."""
+def _beats(m, other):
+    """Whether meld ``m`` comes before meld ``other`` (-1: none) in the policy's order: more points, then the
+    first in the action table."""
+    return other < 0 or _MELD_POINTS[m] > _MELD_POINTS[other] or (_MELD_POINTS[m] == _MELD_POINTS[other] and m < other)
+
+
+@njit(cache=True)
+def _best_held_meld(suits):
+    """The first meld in the policy's order among those made of ``suits``' cards, else -1. Only a hand's biggest
+    melds can be first, since every card adds points: all four of a rank over any three of them, a whole
+    stretch of running cards over any part of it (the whole suit is listed once, ace high)."""
+    best = -1
+    for rank in range(13):
+        bits = 0
+        for s in range(4):
+            bits |= ((suits[s] >> rank) & 1) << s
+        if _BITS[bits] >= 3 and _beats(act.GROUP_INDEX[rank + 1, bits], best):
+            best = act.GROUP_INDEX[rank + 1, bits]
+    for s in range(4):
+        held = (suits[s] << 1) | ((suits[s] & 1) << 14)  # bit p: run position p held
+        p = 1
+        while p <= 14:
+            lo = p
+            while p <= 14 and (held >> p) & 1:
+                p += 1
+            if p - lo >= 3:
+                m = act.RUN_INDEX[s, 2 if p == 15 and lo == 1 else lo, p - 1]
+                if _beats(m, best):
+                    best = m
+            p += 1
+    return act.MELD + best if best >= 0 else -1
+
+
+@njit(cache=True)
+def _best_layoff(fits):
+    """The legal lay-off of the highest card (ties: the first in the action table), else -1; ``fits[r, card]``:
+    a legal lay-off on a group (r 0) or a run (r 1)."""
     best, choice = -1, -1
-    for m in melds:
-        if _MELD_POINTS[m] > best or (_MELD_POINTS[m] == best and act.MELD + m < choice):
-            best, choice = _MELD_POINTS[m], act.MELD + m
-    if choice >= 0:
-        return choice
     for r in range(2):
         for card in range(52):
             if fits[r, card] and _VALUES[card] > best:
@@ -142,15 +170,17 @@ def _best_lay(melds, fits):
 
 
 @njit(cache=True)
-def _lays(board, seat, must_use):
-    """The legal melds and lay-offs (``fits[r, card]``: on a group, r 0, or a run, r 1) of the seat to move."""
+def _owed_lay(board, seat, must_use):
+    """The first legal meld in the policy's order, else the best legal lay-off, while ``must_use`` is owed: only
+    melds and lay-offs that leave it a way to the table (F6) are legal."""
     hand = bd.HANDS + seat * 52
     melds = np.empty(act.NUM_MELDS, dtype=np.int16)
-    n = 0
+    best = -1
     for i in range(held_melds(board, hand, melds)):
-        if meld_keeps_owed(board, seat, melds[i], must_use):
-            melds[n] = melds[i]
-            n += 1
+        if _beats(melds[i], best) and meld_keeps_owed(board, seat, melds[i], must_use):
+            best = melds[i]
+    if best >= 0:
+        return act.MELD + best
     groups, runs = table_fits(board)
     fits = np.zeros((2, 52), dtype=np.bool_)
     for card in range(52):
@@ -158,7 +188,23 @@ def _lays(board, seat, must_use):
             for r in range(2):
                 if ((runs[card // 13] if r else groups) >> (card % 13)) & 1:
                     fits[r, card] = layoff_keeps_owed(board, seat, card, r == 1, must_use)
-    return melds[:n], fits
+    return _best_layoff(fits)
+
+
+@njit(cache=True)
+def _free_lay(board, seat, suits, table):
+    """The first held meld in the policy's order, else the best lay-off, when no card is owed: then every held
+    meld and every lay-off that fits is legal."""
+    choice = _best_held_meld(suits)
+    if choice >= 0:
+        return choice
+    fits = np.zeros((2, 52), dtype=np.bool_)
+    groups, runs = table
+    for card in range(52):
+        if board[bd.HANDS + seat * 52 + card]:
+            fits[0, card] = (groups >> (card % 13)) & 1
+            fits[1, card] = (runs[card // 13] >> (card % 13)) & 1
+    return _best_layoff(fits)
 
 
 @njit(cache=True)
@@ -242,11 +288,11 @@ def policy(board, free_top, hold):
         return _draw(board, free_top, seat)
     must_use = board[bd.MUST_USE]
     if must_use >= 0:
-        return _best_lay(*_lays(board, seat, must_use))
+        return _owed_lay(board, seat, must_use)
     suits = _suits(board, bd.HANDS + seat * 52)
     table = table_fits(board)
     if not hold[seat] or _release(board, seat, suits, table):
-        choice = _best_lay(*_lays(board, seat, must_use))
+        choice = _free_lay(board, seat, suits, table)
         if choice >= 0:
             return choice
     return _discard(board, seat, suits, table)

@@ -4,7 +4,8 @@
                                           [--seed 0] [--samples N] [--json out.json]
 
 The positions come from seeded games between baselines, so the positions do not depend on the expert being
-timed (a faster or slower expert meets the same ones). Every position of every seat is timed through
+timed (a faster or slower expert meets the same ones), and the digest of the actions it chose tells whether two
+builds decided alike. Every position of every seat is timed through
 ``agents.base.decide``, as the evaluator asks (view, observation, mask and the search); the figures are given
 over all decisions and over those with a choice (two or more legal actions), the ones that search.
 
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import hashlib
 import json
 import sys
 import time
@@ -79,17 +81,19 @@ def quantiles(seconds: list[float]) -> dict[str, Any]:
 
 
 def measure(points: Iterator[tuple[State, Agent]]) -> dict[str, Any]:
-    """Time one decision per position; the state is left as it was (``decide`` only reads it)."""
-    every, choices = [], []
+    """Time one decision per position; the state is left as it was (``decide`` only reads it). The digest of
+    the actions chosen says whether two builds decided alike, so a faster search is shown to be the same one."""
+    every, choices, chosen = [], [], hashlib.sha256()
     for state, agent in points:
         legal = int(state.legal_action_mask().sum())
         start = time.perf_counter()
-        decide(agent, state)
+        action = decide(agent, state)
         elapsed = time.perf_counter() - start
         every.append(elapsed)
+        chosen.update(f"{action},".encode())
         if legal > 1:
             choices.append(elapsed)
-    return {"all": quantiles(every), "with_a_choice": quantiles(choices)}
+    return {"all": quantiles(every), "with_a_choice": quantiles(choices), "digest": chosen.hexdigest()}
 
 
 def warm_up(points: Iterator[tuple[State, Agent]]) -> None:
@@ -120,6 +124,7 @@ def main(argv: list[str] | None = None) -> int:
         row = result[part]
         print(f"{args.game} {args.players}p, {part.replace('_', ' ')}: {row['decisions']} decisions, "
               f"median {row['median_s'] * 1e3:.1f} ms, p99 {row['p99_s'] * 1e3:.1f} ms")
+    print(f"actions chosen: sha256 {result['digest'][:16]}")
     if args.json:
         args.json.write_text(json.dumps(result, indent=1))
     return 0

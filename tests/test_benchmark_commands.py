@@ -155,3 +155,13 @@ def test_solver_states_counts_the_live_states_of_the_exact_pass_what_bounds_woul
     refused(bench("solver_states.py", "--positions", str(tmp_path / "none.jsonl")), "none.jsonl", "--write-positions")
     refused(bench("solver_states.py", "--positions", str(tmp_path / "none.jsonl"), "--every", "0"), "--every")
     refused(bench("solver_states.py", "--positions", str(tmp_path / "none.jsonl"), "--bounds-cap", "0"), "--bounds-cap")
+
+
+def test_expert_decisions_names_the_actions_it_chose(tmp_path):
+    """The experts' benchmark ends with a digest of the actions chosen, the same in its JSON, so two builds'
+    runs on the same positions show whether they decided alike."""
+    out = tmp_path / "decisions.json"
+    done = bench("expert_decisions.py", "--game", "rummy500", "--games", "1", "--samples", "4", "--json", str(out))
+    assert done.returncode == 0, done.stderr
+    digest = json.loads(out.read_text())["digest"]
+    assert len(digest) == 64 and f"actions chosen: sha256 {digest[:16]}" in done.stdout

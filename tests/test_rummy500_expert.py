@@ -250,7 +250,7 @@ def test_the_playout_policy_chooses_by_its_rule_with_nearly_melded_hands():
     outcomes = {False: 0, True: 0}
     for _ in range(400):
         suit, lo = "SHDC"[pick.integers(4)], int(pick.integers(1, 13))
-        hi = min(14, lo + int(pick.integers(2, 5)))
+        hi = min(14, lo + int(pick.integers(2, 5) if pick.random() < 0.7 else pick.integers(5, 14)))  # A-K too
         hand = {("A" if p in (1, 14) else "23456789TJQK"[p - 2]) + suit for p in range(lo, hi + 1)}
         if pick.random() < 0.5:
             rank = "A23456789TJQK"[pick.integers(13)]

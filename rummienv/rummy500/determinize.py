@@ -96,13 +96,13 @@ def sample_boards(view: View, rules: Rummy500Rules, rng: np.random.Generator, co
     unseen = np.array(unseen_cards(view), dtype=np.int8)
     slots = hidden_slots(view)
     hands = boards[:, bd.HANDS:bd.HANDS + len(slots) * NUM_CARDS].reshape(count, len(slots), NUM_CARDS)
-    stock_n = int(view["stock_size"])
-    for row in range(1, count):
-        cards = rng.permutation(unseen)
-        hands[row][:, unseen] = 0
-        start = 0
-        for seat, n in enumerate(slots):
-            hands[row, seat, cards[start:start + n]] = 1
-            start += n
-        boards[row, bd.STOCK:bd.STOCK + stock_n] = cards[start:][::-1]
+    # Row by row, as many calls of rng.permutation(unseen) would deal them (the same draws, in one call).
+    cards = rng.permuted(np.tile(unseen, (count - 1, 1)), axis=1)
+    rows = np.arange(1, count)[:, None]
+    hands[1:, :, unseen] = 0
+    start = 0
+    for seat, n in enumerate(slots):
+        hands[rows, seat, cards[:, start:start + n]] = 1
+        start += n
+    boards[1:, bd.STOCK:bd.STOCK + int(view["stock_size"])] = cards[:, start:][:, ::-1]
     return boards
