@@ -32,6 +32,7 @@ from rummienv.rummy500 import actions as act
 from rummienv.rummy500 import board as bd
 from rummienv.rummy500.determinize import sample_boards
 from rummienv.rummy500.kernels import (
+    fits_at,
     hand_points,
     held_melds,
     layoff_keeps_owed,
@@ -103,8 +104,13 @@ def _partners(suits, card):
 @njit(cache=True)
 def _on_table(table, card):
     """Whether ``card`` can be laid off on a table meld; ``table``: ``table_fits`` of the board."""
-    groups, runs = table
-    return (groups >> (card % 13)) & 1 == 1 or (runs[card // 13] >> (card % 13)) & 1 == 1
+    return fits_at(table, card, False) or fits_at(table, card, True)
+
+
+@njit(cache=True)
+def _positions(bits):
+    """A suit's rank bits as run positions: bit p for position p, 1..14, the ace at both ends."""
+    return (bits << 1) | ((bits & 1) << 14)
 
 
 @njit(cache=True)
@@ -117,7 +123,7 @@ def _in_meld(suits, card):
         same += (suits[s] >> rank) & 1
     if same >= 3:
         return True
-    held = (suits[suit] << 1) | ((suits[suit] & 1) << 14)  # bit p: run position p held
+    held = _positions(suits[suit])
     starts = held & (held >> 1) & (held >> 2)
     covered = starts | (starts << 1) | (starts << 2)
     return (covered >> (rank + 1)) & 1 == 1 or (rank == 0 and (covered >> 14) & 1 == 1)
@@ -143,7 +149,7 @@ def _best_held_meld(suits):
         if _BITS[bits] >= 3 and _beats(act.GROUP_INDEX[rank + 1, bits], best):
             best = act.GROUP_INDEX[rank + 1, bits]
     for s in range(4):
-        held = (suits[s] << 1) | ((suits[s] & 1) << 14)  # bit p: run position p held
+        held = _positions(suits[s])
         p = 1
         while p <= 14:
             lo = p
@@ -170,6 +176,17 @@ def _best_layoff(fits):
 
 
 @njit(cache=True)
+def _held_fits(board, seat, table):
+    """fits[r, card]: the seat holds ``card`` and the table takes it on a group (r 0) or a run (r 1)."""
+    fits = np.zeros((2, 52), dtype=np.bool_)
+    for card in range(52):
+        if board[bd.HANDS + seat * 52 + card]:
+            fits[0, card] = fits_at(table, card, False)
+            fits[1, card] = fits_at(table, card, True)
+    return fits
+
+
+@njit(cache=True)
 def _owed_lay(board, seat, must_use):
     """The first legal meld in the policy's order, else the best legal lay-off, while ``must_use`` is owed: only
     melds and lay-offs that leave it a way to the table (F6) are legal."""
@@ -181,13 +198,10 @@ def _owed_lay(board, seat, must_use):
             best = melds[i]
     if best >= 0:
         return act.MELD + best
-    groups, runs = table_fits(board)
-    fits = np.zeros((2, 52), dtype=np.bool_)
+    fits = _held_fits(board, seat, table_fits(board))
     for card in range(52):
-        if board[hand + card]:
-            for r in range(2):
-                if ((runs[card // 13] if r else groups) >> (card % 13)) & 1:
-                    fits[r, card] = layoff_keeps_owed(board, seat, card, r == 1, must_use)
+        for r in range(2):
+            fits[r, card] = fits[r, card] and layoff_keeps_owed(board, seat, card, r == 1, must_use)
     return _best_layoff(fits)
 
 
@@ -198,13 +212,7 @@ def _free_lay(board, seat, suits, table):
     choice = _best_held_meld(suits)
     if choice >= 0:
         return choice
-    fits = np.zeros((2, 52), dtype=np.bool_)
-    groups, runs = table
-    for card in range(52):
-        if board[bd.HANDS + seat * 52 + card]:
-            fits[0, card] = (groups >> (card % 13)) & 1
-            fits[1, card] = (runs[card // 13] >> (card % 13)) & 1
-    return _best_layoff(fits)
+    return _best_layoff(_held_fits(board, seat, table))
 
 
 @njit(cache=True)

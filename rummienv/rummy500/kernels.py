@@ -170,6 +170,13 @@ def table_fits(board):
 
 
 @njit(cache=True)
+def fits_at(table, card, as_run):
+    """Whether ``table`` (``table_fits`` of a board) takes ``card`` on a run (``as_run``) or on a group."""
+    groups, runs = table
+    return ((runs[card // 13] if as_run else groups) >> (card % 13)) & 1 == 1
+
+
+@njit(cache=True)
 def _lay(board, seat, card, m, value):
     """Move ``card`` from the seat's hand to table meld ``m`` in front of the seat (F7)."""
     board[HANDS + seat * 52 + card] = 0
@@ -342,13 +349,12 @@ def fill_mask(out, board, free_top):
     for i in range(held_melds(board, hand, found)):
         if meld_keeps_owed(board, seat, found[i], must_use):
             out[MELD + found[i]] = 1
-    groups, runs = table_fits(board)
+    table = table_fits(board)
     for card in range(52):
         if not board[hand + card]:
             continue
         for as_run in (False, True):
-            fits = (runs[card // 13] if as_run else groups) >> (card % 13) & 1
-            if fits and layoff_keeps_owed(board, seat, card, as_run, must_use):
+            if fits_at(table, card, as_run) and layoff_keeps_owed(board, seat, card, as_run, must_use):
                 out[(LAYOFF_RUN if as_run else LAYOFF_GROUP) + card] = 1
         if must_use < 0:
             out[DISCARD + card] = 1
