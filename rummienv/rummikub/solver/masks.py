@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .joker_need import jokers_cannot_serve
 from .passes import _one_pass, forward, path, summarise
 from .programme import Question, _accepts, colour_order
 from .search import FOUND, LEGAL_BUDGET, MASK_BUDGET, NO_EXTRA, UNKNOWN, DeadStates, _lone_search, _orders, _search
@@ -250,8 +251,9 @@ def _legal_layout(q, store):
     and the ``fixed`` ones), worth ``threshold`` for an opening (``valued``): with ``lo == hi`` the legality of
     a play, otherwise whether any legal play holds the staged pieces; and whether the store sufficed.
 
-    Most plays asked about are far from legal, and two necessary conditions say so without a pass: an
-    opening needs the value, and every piece needs enough neighbours for some set (``_could_fit``). A legal
+    Most plays asked about are far from legal, and three necessary conditions say so without a pass: an
+    opening needs the value, every piece needs enough neighbours for some set (``_could_fit``), and one or two
+    jokers must serve every piece no set without a joker can take (``joker_need``). A legal
     play asked about is mostly found at once by a depth-first search (``exists``); only when its budget runs
     out do the passes try no joker standing in for a piece, at most one, and all, the first two being far
     smaller.
@@ -270,6 +272,8 @@ def _legal_layout(q, store):
         for t in range(52):
             if lo[t] > 0 and not _could_fit(t, hi, q.jhi):
                 return False, True
+        if jokers_cannot_serve(lo, hi, q.jhi):
+            return False, True
     answer, _ = _lone_search(q, LEGAL_BUDGET, store, np.empty(SUBSTEPS, dtype=np.int64), np.empty(54, dtype=np.int64))
     if answer != UNKNOWN:
         return answer == FOUND, True
