@@ -17,16 +17,6 @@ from numba import njit
 NEEDY_MAX = 12  # copies in need beyond which two jokers' sets are not looked for (no answer: a search decides)
 
 
-@njit(cache=True, inline="always")
-def _window_free(c, n, start, hi, used):
-    """The run of three of colour ``c`` from ``start`` (0-based numbers) holds a piece of number ``n`` and the
-    pieces of its other two numbers are left in ``hi`` beyond ``used``."""
-    for m in range(start, start + 3):
-        if m != n and hi[c * 13 + m] <= used[m]:
-            return False
-    return True
-
-
 @njit(cache=True)
 def joker_free(t, hi):
     """The most copies of numbered type ``t`` that can lie in disjoint valid sets with no joker, each of the
@@ -34,8 +24,9 @@ def joker_free(t, hi):
 
     Any such set holds a group or a run of three with the copy, so those are all that need trying: two groups
     need four pieces of the number in the other colours, at most two of each (a group holds one of each
-    colour); a group and a run share no piece; two runs of three may share a number only where it has two
-    copies."""
+    colour); a group and a run share no piece. The runs of three holding number n take n - 2 and n - 1, n - 1
+    and n + 1, or n + 1 and n + 2 of its colour: two of them (or one twice) need a piece twice only where
+    they share a number, so two exist exactly when the pieces of the numbers they take allow."""
     n = t % 13
     c = t // 13
     colours = 0
@@ -44,19 +35,20 @@ def joker_free(t, hi):
         if other != c:
             colours += hi[other * 13 + n] > 0
             spare += min(hi[other * 13 + n], 2)
-    group = colours >= 2
-    used = np.zeros(13, dtype=np.int64)
-    runs = 0
-    for start in range(max(n - 2, 0), min(n, 10) + 1):
-        if runs == 2:
-            break
-        while runs < 2 and _window_free(c, n, start, hi, used):
-            for m in range(start, start + 3):
-                used[m] += m != n
-            runs += 1
-    # greedy windows suffice to tell 0, 1 or 2 runs apart: a second run is found whenever two exist
-    most = min(runs + group, 2)
-    if group and spare >= 4:
+    base = c * 13
+    below2 = hi[base + n - 2] if n >= 2 else 0
+    below1 = hi[base + n - 1] if n >= 1 else 0
+    above1 = hi[base + n + 1] if n <= 11 else 0
+    above2 = hi[base + n + 2] if n <= 10 else 0
+    low = below2 > 0 and below1 > 0  # n - 2, n - 1, n
+    mid = below1 > 0 and above1 > 0  # n - 1, n, n + 1
+    high = above1 > 0 and above2 > 0  # n, n + 1, n + 2
+    runs = int(low or mid or high)
+    if ((low and high) or (low and below2 > 1 and below1 > 1) or (high and above1 > 1 and above2 > 1)
+            or (mid and below1 > 1 and above1 > 1) or (low and mid and below1 > 1) or (mid and high and above1 > 1)):
+        runs = 2
+    most = min(runs + (colours >= 2), 2)
+    if spare >= 4:
         most = 2
     return min(most, hi[t])
 
