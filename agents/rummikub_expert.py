@@ -75,7 +75,7 @@ def hoard_playout(state: RummikubState, layers: frozenset[int] = frozenset()) ->
         p = state.current_player
         rack = state.racks[p]
         if state.opened[p] and state.pool and p not in layers:
-            if solver.is_legal_play(state.table, rack, fixed=state.fixed, opened=True):
+            if solver.goes_out(state.table, rack, state.fixed):
                 state.apply_play(rack.astype(np.int64))
             else:
                 state.apply_action(A.DRAW)
@@ -208,10 +208,10 @@ class ExpertAgent(PlanningAgent):
 
     def could_not_go_out(self, state: RummikubState, seat: int) -> bool:
         """Whether ``seat``'s rack, less a piece drawn at random from it, fails to go out on the table."""
-        rack = state.racks[seat].astype(np.int64)
+        rack = state.racks[seat].copy()
         drawn = np.searchsorted(np.cumsum(rack), self.rng.integers(rack.sum()), side="right")
         rack[drawn] -= 1
-        return not solver.is_legal_play(state.table, rack, fixed=state.fixed, opened=True)
+        return not rack.any() or not solver.goes_out(state.table, rack, state.fixed)
 
     def layers(self, view: View) -> frozenset[int]:
         """The other seats that have laid pieces on a turn after their opening (``plays_by_seat``): a hoarder

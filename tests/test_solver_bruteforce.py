@@ -126,6 +126,9 @@ def test_solver_matches_bruteforce(chunk):
             else:
                 _check_layout(sol.layout, play, np.zeros(14, dtype=np.int64))
 
+        if pos["opened"] and rack.any():  # the whole rack, as a hoarder asks it of a state's own arrays
+            whole = solver.goes_out(pos["table"].astype(np.int8), pos["rack"].astype(np.int8), fixed)
+            assert whole == bf.is_legal_play(table, rack, rack, **opts), f"whole rack: {where}"
         tries = plays[:3] + [tuple(int(rng.integers(0, r + 1)) for r in rack) for _ in range(4)]
         for p in tries:
             want = bf.is_legal_play(table, rack, p, **opts)

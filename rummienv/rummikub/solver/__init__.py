@@ -150,6 +150,16 @@ def is_legal_play(table, play, *, fixed=None, opened: bool = True, threshold: in
     return _some_layout(_problem(table, play, play, fixed, opened, threshold))
 
 
+def goes_out(table: np.ndarray, rack: np.ndarray, fixed: np.ndarray) -> bool:
+    """An opened seat's whole (non-empty) ``rack`` goes down with the ``table`` at once, ``fixed`` jokers (K5)
+    at their numbers: ``is_legal_play`` of the rack, in one compiled call for the question a hoarder asks every
+    turn. ``table`` and ``rack`` share one integer type, as a state keeps them."""
+    found, ok = masks.whole_rack(table, rack, fixed, workspace())
+    if not ok:
+        raise overflow_error()
+    return found
+
+
 def can_play(table, rack, staged, *, fixed=None, opened: bool = True, threshold: int = 30) -> bool:
     """Some legal play holds everything ``staged`` (non-empty): the question a joker swap (K6) asks, since
     the freed joker must go down again this turn."""

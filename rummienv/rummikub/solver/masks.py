@@ -296,6 +296,18 @@ def _legal_layout(q, store):
 
 
 @njit(cache=True)
+def whole_rack(table, rack, fixed, store):
+    """``_legal_layout`` of an opened seat's whole ``rack`` laid with the ``table`` (count vectors of one integer
+    type, jokers last; ``fixed`` jokers, K5), its bounds made here: a hoarder asks it every turn, and the
+    question's arrays made in Python cost a sixth of what answering it does."""
+    lo = np.empty(52, dtype=np.int64)
+    for t in range(52):
+        lo[t] = table[t] + rack[t]
+    jokers = np.int64(table[52]) + np.int64(rack[52])
+    return _legal_layout(Question(lo, lo, jokers, jokers, fixed, NO, ZERO), store)
+
+
+@njit(cache=True)
 def legal_layout(question, store):
     """``_legal_layout`` of a question given as a plain tuple (``programme.Question``'s fields), from Python."""
     return _legal_layout(Question(*question), store)
