@@ -2,8 +2,8 @@
 
 ``joker_need.joker_free`` is checked against every pair of disjoint valid sets without a joker that the
 pieces allow; ``jokers_cannot_serve`` against the brute-force partition on random small multisets crowded
-into a few numbers and colours (where pieces in need of a joker are common), and through
-``solver.is_legal_play`` on named racks.
+into a few numbers and colours (where pieces in need of a joker are common), with free jokers and jokers fixed
+to numbers (K5), and through ``solver.is_legal_play`` on named racks.
 """
 
 from __future__ import annotations
@@ -77,20 +77,45 @@ def test_joker_free_is_the_most_copies_in_disjoint_sets_without_jokers(seed):
             assert joker_free(int(t), hi[:52]) == _most_free_copies(int(t), hi), bf.names(hi)
 
 
-@pytest.mark.parametrize("jokers", [1, 2])
+@pytest.mark.parametrize("jokers", [1, 2, 3, 4])
 @pytest.mark.parametrize("seed", range(3))
 def test_jokers_cannot_serve_only_where_no_layout_exists(seed, jokers):
     rng = np.random.default_rng(100 * jokers + seed)
     said_no = laid_out = 0
-    for _ in range(400):
-        counts = _crowded(rng, int(rng.integers(3, 11)), int(rng.integers(3, 8)), int(rng.integers(1, 5)), jokers)
+    for _ in range(300):
+        counts = _crowded(rng, int(rng.integers(3, 13)), int(rng.integers(3, 8)), int(rng.integers(1, 5)), jokers)
         if jokers_cannot_serve(counts[:52], counts[:52], jokers):
             said_no += 1
             assert not bf.partitionable(counts), f"a layout exists: {bf.names(counts)}"
         else:
             laid_out += bf.partitionable(counts)
         assert solver.is_legal_play(np.zeros(53, dtype=np.int64), counts) == bf.partitionable(counts)
-    assert said_no >= 40 and laid_out >= 20  # both answers met often: the test can tell
+    assert said_no >= 15 and laid_out >= 20  # both answers met often: the test can tell
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_jokers_fixed_to_numbers_count_as_jokers_that_serve(seed):
+    """A joker that keeps its number (K5) serves fewer sets than a free one, so counting it as free still says
+    no only where no layout exists."""
+    rng = np.random.default_rng(7 + seed)
+    said_no = 0
+    for _ in range(300):
+        free = int(rng.integers(0, 3))
+        counts = _crowded(rng, int(rng.integers(3, 12)), int(rng.integers(3, 7)), int(rng.integers(1, 5)), free)
+        numbers = [int(n) for n in rng.integers(1, 14, size=int(rng.integers(1, 5 - free)))]
+        if jokers_cannot_serve(counts[:52], counts[:52], free + len(numbers)):
+            said_no += 1
+            assert not bf.partitionable(counts, bf.fixed_of(numbers)), (
+                f"a layout exists: {bf.names(counts)}, jokers fixed to {sorted(numbers)}")
+    assert said_no >= 15
+
+
+@pytest.mark.xfail(strict=True, reason="the programme keeps two open runs a colour; jokers fixed to 7, 8 and 9 "
+                                        "beside two copies of each piece need three")
+def test_three_runs_of_one_colour_with_jokers_fixed_to_their_numbers():
+    counts, fixed = bf.counts("r7 r7 r8 r8 r9 r9"), bf.fixed_of([7, 8, 9])
+    assert bf.partitionable(counts, fixed)  # r7 J8 r9, r7 r8 J9, J7 r8 r9
+    assert solver.is_legal_play(np.zeros(53, dtype=np.int64), counts, fixed=fixed)
 
 
 @pytest.mark.parametrize(("rack", "legal"), [

@@ -1,12 +1,13 @@
-"""The pieces that need a joker, and whether one or two jokers can serve them all: a necessary condition.
+"""The pieces that need a joker, and whether the jokers can serve them all: a necessary condition for a layout.
 
 A hoarder asks every turn whether its whole rack and the table go down at once, and most answers are no; a
 search that proves a no visits every state that might lead to a layout, which is most of what a search
 expert's play-outs cost. Many of those racks hold pieces that no set without a joker can take: of the copies
 of a type, no more can lie in sets of other pieces than there are disjoint groups and runs of three to hold
-them (``joker_free``). Every other copy that must go down lies in a set with a joker. One joker is in one
-set, so with one joker every such copy must fit in one group or one run; with two, in one set holding both
-or in two sets of one each. When they cannot, no layout exists, and no search need say so.
+them (``joker_free``). Every other copy that must go down lies in a set with a joker, and a joker is in one
+set: with one joker every such copy must fit in one group or one run, with two in one set holding both or in
+two sets of one each, and so on (``_sets_suffice``). When they cannot, no layout exists, and no search need
+say so.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-NEEDY_MAX = 12  # copies in need beyond which two jokers' sets are not looked for (no answer: a search decides)
+NEEDY_MAX = 12  # copies in need beyond which their sets are not looked for (no answer: a search decides)
 
 
 @njit(cache=True)
@@ -87,11 +88,58 @@ def _one_set(pieces, take, count, hi, jokers):
 
 
 @njit(cache=True)
+def _jokers_needed(pieces, part, placed, hi, jokers):
+    """The jokers the first ``placed`` copies need, each set of them (``part[i]``: its set) taking the fewest that
+    make it one group or run (``_one_set``); more than ``jokers`` when some set needs more, or is none."""
+    total = 0
+    for p in range(jokers):
+        take = 0
+        for i in range(placed):
+            if part[i] == p:
+                take |= 1 << i
+        if take == 0:
+            continue
+        need = 1
+        while need <= jokers and not _one_set(pieces, take, placed, hi, need):
+            need += 1
+        total += need
+        if total > jokers:
+            break
+    return total
+
+
+@njit(cache=True)
+def _sets_suffice(pieces, count, hi, jokers):
+    """The copies ``pieces[:count]``, each in need of a joker, can lie in sets with ``jokers`` jokers in all: a
+    search over the ways to put them in at most ``jokers`` sets (each copy in one of the sets so far or a new
+    one), dropping a way as soon as its sets need more jokers than there are."""
+    part = np.full(count, -1, dtype=np.int64)
+    i = 0
+    while i >= 0:
+        if i == count:
+            return True
+        part[i] += 1
+        top = -1
+        for k in range(i):
+            top = max(top, part[k])
+        if part[i] > min(top + 1, jokers - 1):
+            part[i] = -1
+            i -= 1
+            continue
+        if _jokers_needed(pieces, part, i + 1, hi, jokers) <= jokers:
+            i += 1
+    return False
+
+
+@njit(cache=True)
 def jokers_cannot_serve(lo, hi, jokers):
-    """No layout holds at least ``lo`` and at most ``hi`` of each numbered type with ``jokers`` free jokers (and
-    none fixed to a number): some copies that must go down (``lo``) find no set without a joker, and one or
-    two jokers cannot serve them all. False says nothing (three jokers or more, or too many such copies)."""
-    if jokers < 1 or jokers > 2:
+    """No layout holds at least ``lo`` and at most ``hi`` of each numbered type with at most ``jokers`` jokers:
+    some copies that must go down (``lo``) find no set without a joker, and the jokers cannot serve them all.
+    False says nothing (no joker, more than four, or too many copies in need to look at).
+
+    A joker fixed to a number (K5) serves only sets at its number; counting it among ``jokers`` as if it were
+    free asks less of a layout, so a no still holds."""
+    if jokers < 1 or jokers > 4:
         return False
     pieces = np.empty(NEEDY_MAX, dtype=np.int64)
     count = 0
@@ -103,12 +151,4 @@ def jokers_cannot_serve(lo, hi, jokers):
                 return False
             pieces[count] = t
             count += 1
-    whole = (1 << count) - 1
-    if _one_set(pieces, whole, count, hi, jokers):
-        return False
-    if jokers == 1:
-        return True
-    for take in range(1 << max(count - 1, 0)):  # two sets of one joker each; the last copy in the second
-        if _one_set(pieces, take, count, hi, 1) and _one_set(pieces, whole & ~take, count, hi, 1):
-            return False
-    return True
+    return count > jokers and not _sets_suffice(pieces, count, hi, jokers)

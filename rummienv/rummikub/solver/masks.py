@@ -252,8 +252,8 @@ def _legal_layout(q, store):
     a play, otherwise whether any legal play holds the staged pieces; and whether the store sufficed.
 
     Most plays asked about are far from legal, and three necessary conditions say so without a pass: an
-    opening needs the value, every piece needs enough neighbours for some set (``_could_fit``), and one or two
-    jokers must serve every piece no set without a joker can take (``joker_need``). A legal
+    opening needs the value, every piece needs enough neighbours for some set (``_could_fit``), and the jokers
+    must serve every piece no set without a joker can take (``joker_need``). A legal
     play asked about is mostly found at once by a depth-first search (``exists``); only when its budget runs
     out do the passes try no joker standing in for a piece, at most one, and all, the first two being far
     smaller.
@@ -272,8 +272,8 @@ def _legal_layout(q, store):
         for t in range(52):
             if lo[t] > 0 and not _could_fit(t, hi, q.jhi):
                 return False, True
-        if jokers_cannot_serve(lo, hi, q.jhi):
-            return False, True
+    if jokers_cannot_serve(lo, hi, q.jhi + fixed[1:].sum()):
+        return False, True
     answer, _ = _lone_search(q, LEGAL_BUDGET, store, np.empty(SUBSTEPS, dtype=np.int64), np.empty(54, dtype=np.int64))
     if answer != UNKNOWN:
         return answer == FOUND, True
