@@ -359,9 +359,10 @@ class RummikubState(State):
         """Move ``play`` from the rack to the table and record the new concrete sets.
 
         Laying the pieces out (a search, then the sets rebuilt in Python) costs more than the rest of a move,
-        and only people and positions read the sets, unless a joker must keep the number it stands for
-        (K5): then the sets are made at once, otherwise when first read (``table_sets``), the same sets
-        either way.
+        and only people and positions read the sets, unless a free joker is to keep the number it comes to
+        stand for (K5): then the sets are made at once, otherwise when first read (``table_sets``), the same
+        sets either way. Jokers that keep their numbers already stand where any layout puts them, so a play
+        without a joker leaves ``fixed`` as it was.
         """
         p = self._current
         if self.opened[p]:
@@ -371,9 +372,9 @@ class RummikubState(State):
         self.racks[p] -= play
         self.table = self.table.copy()
         self.table[:52] += play[:52]
-        if self.rules.jokers_keep_number and (play[JOKER] > 0 or self.fixed.any()):
+        if self.rules.jokers_keep_number and (play[JOKER] > 0 or self.table[JOKER] > 0):
             self._set_table(layout())
-        else:  # every joker goes down into a set, and no joker keeps a number
+        else:  # no joker comes to keep a number: the free ones go into sets, the fixed ones stay where they are
             self.table[JOKER] += play[JOKER]
             self._pending_sets = layout
         self.opened[p] = True
