@@ -317,20 +317,23 @@ class RummikubState(State):
         """Raise a clear IllegalActionError unless ``counts`` is a legal play now: what is wrong, and what a play
         must be."""
         p, staged, rack = self._current, self.staged, self.racks[self._current]
-        text = counts_text(counts.clip(0))
+
+        def named(pieces: np.ndarray) -> str:  # the pieces in words, made only when a play is refused
+            return counts_text(pieces.clip(0))
+
         if (counts < staged).any():
-            raise IllegalActionError(f"play [{text}] leaves out staged [{counts_text((staged - counts).clip(0))}]:"
-                                     f" a play holds everything staged [{counts_text(staged)}]")
+            raise IllegalActionError(f"play [{named(counts)}] leaves out staged [{named(staged - counts)}]: a play "
+                                     f"holds everything staged [{counts_text(staged)}]")
         if (counts > rack).any():
-            raise IllegalActionError(f"play [{text}] needs [{counts_text((counts - rack).clip(0))}], which seat {p}"
-                                     f" does not hold; its rack: [{counts_text(rack)}]")
+            raise IllegalActionError(f"play [{named(counts)}] needs [{named(counts - rack)}], which seat {p} does not "
+                                     f"hold; its rack: [{counts_text(rack)}]")
         if not counts.any():
             raise IllegalActionError("an empty play lays nothing down: with pieces staged, or the pool empty, a turn"
                                      " without a play ends with DRAW (staged pieces go back) or PASS")
         if not solver.is_legal_play(self.table, counts, **self.solver_args()):
             need = ("with the table, every set must be a valid group or run" if self.opened[p] else
                     f"an initial meld is valid sets of one's own pieces worth at least {self._threshold()}")
-            raise IllegalActionError(f"play [{text}] is not legal for seat {p}: {need}")
+            raise IllegalActionError(f"play [{named(counts)}] is not legal for seat {p}: {need}")
 
     def _save_turn_start(self) -> None:
         if self._turn_start is None:
