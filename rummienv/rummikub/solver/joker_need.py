@@ -58,10 +58,11 @@ def joker_free(t, hi):
 
 
 @njit(cache=True, inline="always")
-def _one_set(pieces, take, count, hi, jokers):
-    """The copies ``pieces[i]`` with bit i of ``take`` set (of ``count``) fit in one valid set with ``jokers``
-    jokers: one group (one number, distinct colours, four in all at most) or one run (one colour, distinct
-    numbers, the numbers between missing from ``hi`` no more than the jokers)."""
+def _set_jokers(pieces, take, count, hi, jokers):
+    """The fewest jokers with which the copies ``pieces[i]`` with bit i of ``take`` set (of ``count``), each in
+    need of one, lie in one valid set, or ``jokers + 1`` when they cannot: one group (one number, distinct
+    colours, four in all at most: one joker) or one run (one colour, distinct numbers, a joker for each number
+    between them missing from ``hi``, one at least)."""
     seen = np.uint64(0)
     number, colour, low, high, size = -1, -1, 13, -1, 0
     same_number, same_colour = True, True
@@ -71,7 +72,7 @@ def _one_set(pieces, take, count, hi, jokers):
         t = pieces[i]
         bit = np.uint64(1) << np.uint64(t)
         if seen & bit:
-            return False  # two copies of a type never share a set
+            return jokers + 1  # two copies of a type never share a set
         seen |= bit
         size += 1
         if number < 0:
@@ -80,32 +81,28 @@ def _one_set(pieces, take, count, hi, jokers):
         same_colour = same_colour and t // 13 == colour
         low = min(low, t % 13)
         high = max(high, t % 13)
-    if size == 0 or (same_number and size + jokers <= 4):
-        return True
+    if same_number and size <= 3:
+        return 1
     if not same_colour:
-        return False
+        return jokers + 1
     missing = 0
     for m in range(low, high + 1):
         missing += hi[colour * 13 + m] == 0
-    return missing <= jokers
+    return max(missing, 1)
 
 
 @njit(cache=True)
 def _jokers_needed(pieces, part, placed, hi, jokers):
     """The jokers the first ``placed`` copies need, each set of them (``part[i]``: its set) taking the fewest that
-    make it one group or run (``_one_set``); more than ``jokers`` when some set needs more, or is none."""
+    make it one group or run (``_set_jokers``); more than ``jokers`` when some set needs more, or is none."""
     total = 0
     for p in range(jokers):
         take = 0
         for i in range(placed):
             if part[i] == p:
                 take |= 1 << i
-        if take == 0:
-            continue
-        need = 1
-        while need <= jokers and not _one_set(pieces, take, placed, hi, need):
-            need += 1
-        total += need
+        if take != 0:
+            total += _set_jokers(pieces, take, placed, hi, jokers)
         if total > jokers:
             break
     return total

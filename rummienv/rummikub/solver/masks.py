@@ -265,14 +265,14 @@ def _legal_layout(q, store):
     for t in range(52):
         total += hi[t]
         value += (t % 13 + 1) * hi[t]
-    has_fixed = fixed[1:].sum() > 0
-    if (total < 3 and not has_fixed) or (q.valued and value < q.threshold):
+    fixed_jokers = fixed[1:].sum()
+    if (total < 3 and fixed_jokers == 0) or (q.valued and value < q.threshold):
         return False, True
-    if not has_fixed:
+    if fixed_jokers == 0:
         for t in range(52):
             if lo[t] > 0 and not _could_fit(t, hi, q.jhi):
                 return False, True
-    if jokers_cannot_serve(lo, hi, q.jhi + fixed[1:].sum()):
+    if jokers_cannot_serve(lo, hi, q.jhi + fixed_jokers):
         return False, True
     answer, _ = _lone_search(q, LEGAL_BUDGET, store, np.empty(SUBSTEPS, dtype=np.int64), np.empty(54, dtype=np.int64))
     if answer != UNKNOWN:
@@ -298,13 +298,10 @@ def _legal_layout(q, store):
 @njit(cache=True)
 def whole_rack(table, rack, fixed, store):
     """``_legal_layout`` of an opened seat's whole ``rack`` laid with the ``table`` (count vectors of one integer
-    type, jokers last; ``fixed`` jokers, K5), its bounds made here: a hoarder asks it every turn, and the
-    question's arrays made in Python cost a sixth of what answering it does."""
-    lo = np.empty(52, dtype=np.int64)
-    for t in range(52):
-        lo[t] = table[t] + rack[t]
-    jokers = np.int64(table[52]) + np.int64(rack[52])
-    return _legal_layout(Question(lo, lo, jokers, jokers, fixed, NO, ZERO), store)
+    type, jokers last; ``fixed`` jokers, K5), its bounds made here (``_bounds``, everything staged): a hoarder
+    asks it every turn, and the question's arrays made in Python cost a sixth of what answering it does."""
+    lo, hi, jlo, jhi, _ = _bounds(table, rack, rack)
+    return _legal_layout(Question(lo, hi, np.int64(jlo), np.int64(jhi), fixed, NO, ZERO), store)
 
 
 @njit(cache=True)
