@@ -214,7 +214,7 @@ def build_learner(config: TrainConfig, resumed: dict | None) -> Learner:
     if resumed is None and config.init_from:
         start_from(net, config, game)
     optimizer = optim.Adam(net.parameters(), lr=config.learning_rate, eps=1e-5)
-    pool = OpponentPool(config.baselines, config.latest_prob, config.pool_size, config.pfsp_power)
+    pool = OpponentPool(config.baselines, config.latest_prob, config.pool_size, config.pfsp_power, config.mixed_table)
     learner = Learner(config, game, net, optimizer, pool, make_selfplay(game, config, pool, net))
     if resumed is not None:
         try:

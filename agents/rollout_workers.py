@@ -100,7 +100,7 @@ class _Setup:
     game: Game  # its rules, seats, action mode and episode (a round or a whole game) travel with it
     reward: str
     net_shape: dict[str, int]
-    pool: tuple[float, int, float]  # latest_prob, pool_size, pfsp_power
+    pool: tuple[float, int, float, bool]  # latest_prob, pool_size, pfsp_power, mixed
     columns: list[slice]  # each chunk's games (chunk_columns)
     seeds: list[int]  # each chunk's seed
     num_envs: int  # all games
@@ -302,8 +302,8 @@ class ChunkedSelfPlay:
         self._transport: _InProcess | _Workers
         if num_workers > 1:
             self._transport = _Workers(_Setup(
-                game, reward, dict(learner.shape), (pool.latest_prob, pool.pool_size, pool.power), columns, seeds,
-                num_envs, num_steps), num_workers, self.chunks, places, size)
+                game, reward, dict(learner.shape), (pool.latest_prob, pool.pool_size, pool.power, pool.mixed),
+                columns, seeds, num_envs, num_steps), num_workers, self.chunks, places, size)
         else:
             self._transport = _InProcess(self.chunks, columns, places, size)
         self._schedule = RolloutSchedule(len(columns), num_workers)

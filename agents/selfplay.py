@@ -2,7 +2,8 @@
 
 The learner sits at a random seat of each game; the other seats are played by one
 opponent drawn per game from a pool of the learner's own past snapshots, the
-baselines and the current network itself. Drawing favours the opponents the
+baselines and the current network itself, or (a mixed table) by one drawn per seat,
+as evaluation seats different players at one table. Drawing favours the opponents the
 learner beats least (prioritised fictitious self-play, as in AlphaStar), so time
 goes where there is still something to learn.
 
@@ -34,6 +35,7 @@ from rummienv.core import Game, State
 from rummienv.outcome import results, rewards
 
 LATEST = "latest"
+SEATS = "+"  # joins the opponents of a mixed table, seat by seat, into the name a game records
 # How fast an opponent's win statistics forget: about the last 50 games count.
 STATS_DECAY = 0.98
 # No opponent's weight falls below this share, so none is starved of games.
@@ -84,10 +86,12 @@ class OpponentPool:
     with every update.
     """
 
-    def __init__(self, baselines: list[str], latest_prob: float, pool_size: int, power: float) -> None:
+    def __init__(self, baselines: list[str], latest_prob: float, pool_size: int, power: float,
+                 mixed: bool = False) -> None:
         self.latest_prob = latest_prob
         self.pool_size = pool_size
         self.power = power
+        self.mixed = mixed
         self.stats: dict[str, list[float]] = {name: [0.0, 0.0] for name in baselines}  # name -> [wins, games]
         self.snapshots: dict[str, dict[str, torch.Tensor]] = {}
 
@@ -107,10 +111,17 @@ class OpponentPool:
         names = list(weights)
         return names[rng.choice(len(names), p=np.array([weights[n] for n in names]))]
 
-    def record(self, name: str, result: float) -> None:
-        if name in self.stats:
-            wins, games = self.stats[name]
-            self.stats[name] = [wins * STATS_DECAY + result, games * STATS_DECAY + 1.0]
+    def table(self, rng: np.random.Generator, others: int) -> str:
+        """Who plays the ``others`` seats of a new game: one opponent for all, or (``mixed``) one drawn for each
+        seat in turn after the learner's, joined by ``SEATS``."""
+        return SEATS.join(self.sample(rng) for _ in range(others)) if self.mixed else self.sample(rng)
+
+    def record(self, table: str, result: float) -> None:
+        """The learner's result against each opponent at the table (``table``'s names), once each."""
+        for name in dict.fromkeys(table.split(SEATS)):
+            if name in self.stats:
+                wins, games = self.stats[name]
+                self.stats[name] = [wins * STATS_DECAY + result, games * STATS_DECAY + 1.0]
 
     def add_snapshot(self, name: str, net: ActorCritic) -> None:
         """Freeze a copy of ``net``; past ``pool_size`` snapshots the oldest leaves."""
@@ -127,7 +138,7 @@ class OpponentPool:
     def copy(self) -> OpponentPool:
         """The same record and snapshots, recorded into apart: a chunk of games draws by the pool as its
         rollout began, whoever plays the other chunks meanwhile (the snapshots are shared, never changed)."""
-        pool = OpponentPool([], self.latest_prob, self.pool_size, self.power)
+        pool = OpponentPool([], self.latest_prob, self.pool_size, self.power, self.mixed)
         pool.stats = {name: list(record) for name, record in self.stats.items()}
         pool.snapshots = dict(self.snapshots)
         return pool
@@ -171,7 +182,8 @@ class SelfPlay:
 
         A game whose snapshot opponent has left the pool is finished by the current network.
         """
-        self.opponent = [name if name in self.pool.stats else LATEST for name in self.opponent]
+        self.opponent = [SEATS.join(name if name in self.pool.stats else LATEST for name in table.split(SEATS))
+                         for table in self.opponent]
         for gone in [name for name in self.nets if name not in self.pool.snapshots]:
             del self.nets[gone]
         self.agents = {}
@@ -242,7 +254,7 @@ class SelfPlay:
         self.states[i] = self.game.new_initial_state(derive_seed(self.seed, 4, self.episodes))
         self.episodes += 1
         self.seats[i] = self.rng.integers(self.num_players)
-        self.opponent[i] = self.pool.sample(self.rng)
+        self.opponent[i] = self.pool.table(self.rng, self.num_players - 1)
 
     def _advance(self, envs: range | list[int]) -> list[tuple[int, float]]:
         """Play opponents' moves until each game waits on the learner; return (env, reward) of ended games."""
@@ -259,12 +271,19 @@ class SelfPlay:
                     self.finished.append((self.opponent[i], result))
                     self.pool.record(self.opponent[i], result)
                     self._new_game(i)
-                if self.states[i].current_player != self.seats[i]:
-                    turns.setdefault(self.opponent[i], []).append(i)
+                player = self.states[i].current_player
+                if player != self.seats[i]:
+                    turns.setdefault(self._seated(i, player), []).append(i)
             for name, group in turns.items():
                 self._play(self.agents[name], group)
             waiting = [i for group in turns.values() for i in group]
         return ended
+
+    def _seated(self, i: int, player: int) -> str:
+        """The opponent at seat ``player`` of game ``i``: a mixed table names its seats in turn after the
+        learner's."""
+        names = self.opponent[i].split(SEATS)
+        return names[(player - self.seats[i] - 1) % len(names)]
 
     def _play(self, agent: Any, group: list[int]) -> None:
         """One move in each game of ``group``: a whole play where the agent has one, else one batched action."""

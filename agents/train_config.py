@@ -111,6 +111,9 @@ class TrainConfig:
     """snapshots kept; the oldest goes first"""
     pfsp_power: float = _knob(2.0, lo=0.0)
     """opponent weight (1 - win rate) ** power: favour those the learner beats least"""
+    mixed_table: bool = False
+    """at three or four players, draw each other seat's opponent from the pool apart (a table of different
+    players, as evaluation seats them); false: one opponent plays every other seat of a game"""
 
     # ----------------------------------------------------------- warm start
     imitation_teacher: str = ""

@@ -14,11 +14,12 @@ from rummienv.games import make_game
 
 
 def _selfplay(seed: int, num_workers: int = 2, num_steps: int = 12, latest_prob: float = 0.3,
-              name: str = "rummy500", games_per_chunk: int = 2, whole_game: bool = False) -> ChunkedSelfPlay:
-    game = make_game(name, 2, whole_turns=name == "rummikub", whole_game=whole_game)
+              name: str = "rummy500", games_per_chunk: int = 2, whole_game: bool = False,
+              players: int = 2) -> ChunkedSelfPlay:
+    game = make_game(name, players, whole_turns=name == "rummikub", whole_game=whole_game)
     torch.manual_seed(seed)
     net = ActorCritic(*game_shape(game), hidden_size=16)
-    pool = OpponentPool(["random", "greedy"], latest_prob=latest_prob, pool_size=2, power=2.0)
+    pool = OpponentPool(["random", "greedy"], latest_prob=latest_prob, pool_size=2, power=2.0, mixed=players > 2)
     return ChunkedSelfPlay(game, 5, pool, net, "win", seed, num_steps, num_workers, games_per_chunk)
 
 
@@ -29,9 +30,9 @@ def _train_a_little(net: ActorCritic) -> None:
             parameter.mul_(1.5)
 
 
-def _play(num_workers: int, overlap: bool, name: str) -> tuple[list[np.ndarray], list, int, int, dict]:
+def _play(num_workers: int, overlap: bool, name: str, players: int) -> tuple[list[np.ndarray], list, int, int, dict]:
     """Four rollouts as training plays them: the weights change after each, a snapshot joins the pool."""
-    envs = _selfplay(3, num_workers, num_steps=40, name=name)
+    envs = _selfplay(3, num_workers, num_steps=40, name=name, players=players)
     try:
         envs.reset()
         trace, finished, updates = [], [], 4
@@ -54,14 +55,17 @@ def _play(num_workers: int, overlap: bool, name: str) -> tuple[list[np.ndarray],
         envs.close()
 
 
-@pytest.mark.parametrize(("name", "overlap"), [("rummy500", False), ("rummy500", True), ("rummikub", False)])
-def test_the_same_rollouts_whatever_number_of_workers_plays_them(name: str, overlap: bool):
+@pytest.mark.parametrize(("name", "overlap", "players"), [("rummy500", False, 2), ("rummy500", True, 2),
+                                                         ("rummikub", False, 2), ("rummy500", False, 4)])
+def test_the_same_rollouts_whatever_number_of_workers_plays_them(name: str, overlap: bool, players: int):
     """Three chunks of games, in the learner's process, over two workers (one plays two chunks, taking them
     as it comes free) and over three: the same decisions, games, pool and counts, with the next rollout
-    played during the update or not."""
-    alone, *others = [_play(workers, overlap, name) for workers in (1, 2, 3)]
+    played during the update or not; at four seats, tables mixed seat by seat."""
+    alone, *others = [_play(workers, overlap, name, players) for workers in (1, 2, 3)]
     trace, finished, episodes, steps, stats = alone
     assert len(finished) > 12  # games end, and new ones draw opponents, mid-rollout
+    if players > 2:
+        assert any(len(set(table.split("+"))) > 1 for table, _ in finished)
     for other_trace, other_finished, other_episodes, other_steps, other_stats in others:
         assert all(np.array_equal(x, y) for x, y in zip(trace, other_trace, strict=True))
         assert (finished, episodes, steps, stats) == (other_finished, other_episodes, other_steps, other_stats)

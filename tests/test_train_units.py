@@ -240,3 +240,37 @@ def test_an_agent_acts_as_its_network_computes_and_follows_its_training() -> Non
     assert (agent.act_batch(obs.numpy(), mask) == 5).all()
     net.load_state_dict({**net.state_dict(), "actor.bias": torch.tensor([0.0, 0, 100.0, 0, 0, 0])})
     assert (agent.act_batch(obs.numpy(), mask) == 2).all()
+
+
+def test_a_mixed_table_seats_its_own_opponent_at_every_seat() -> None:
+    """With ``mixed``, each other seat of a four-seat game is drawn apart and keeps its player all game; the
+    pool counts a game once for each opponent at the table, however many seats it held."""
+    game = make_game("rummy500", 4)
+    net = ActorCritic(game.observation_size, game.num_actions, hidden_size=16)
+    pool = OpponentPool(["random", "greedy"], latest_prob=0.0, pool_size=2, power=1.0, mixed=True)
+    envs = SelfPlay(game, 6, pool, net, "win", seed=3)
+    played: dict[int, dict[int, set]] = {}  # id of a game's state -> seat -> the agents that moved there
+    play = envs._play
+
+    def logged(agent, group):
+        for i in group:
+            state = envs.states[i]
+            played.setdefault(id(state), {}).setdefault(state.current_player, set()).add(agent)
+        play(agent, group)
+
+    envs._play = logged
+    obs, masks = envs.reset()
+    rng = np.random.default_rng(0)
+    for _ in range(60):
+        obs, masks, _, _ = envs.step(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
+    assert played and all(len(table.split("+")) == 3 for table in envs.opponent)
+    assert any(len(set(table.split("+"))) > 1 for table in envs.opponent)
+    for i, state in enumerate(envs.states):
+        names = envs.opponent[i].split("+")
+        for player, agents in played.get(id(state), {}).items():
+            assert agents == {envs.agents[names[(player - envs.seats[i] - 1) % 3]]}
+    fresh = OpponentPool(["random", "greedy"], latest_prob=0.0, pool_size=2, power=1.0, mixed=True)
+    fresh.record("random+greedy+random", 1.0)
+    assert fresh.stats == {"random": [1.0, 1.0], "greedy": [1.0, 1.0]}
+    one = OpponentPool(["random", "greedy"], latest_prob=0.0, pool_size=2, power=1.0)
+    assert "+" not in one.table(np.random.default_rng(0), 3)
