@@ -250,11 +250,13 @@ def test_a_mixed_table_seats_its_own_opponent_at_every_seat() -> None:
     pool = OpponentPool(["random", "greedy"], latest_prob=0.0, pool_size=2, power=1.0, mixed=True)
     envs = SelfPlay(game, 6, pool, net, "win", seed=3)
     played: dict[int, dict[int, set]] = {}  # id of a game's state -> seat -> the agents that moved there
+    seen = []  # every state logged, kept alive so that no later game's state takes its id
     play = envs._play
 
     def logged(agent, group):
         for i in group:
             state = envs.states[i]
+            seen.append(state)
             played.setdefault(id(state), {}).setdefault(state.current_player, set()).add(agent)
         play(agent, group)
 
